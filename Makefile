@@ -1,0 +1,28 @@
+# One command sets up and runs the demo; one command runs the tests. Both work offline.
+VENV ?= .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export ANONYMIZED_TELEMETRY := False
+export LANGSMITH_TRACING := false
+export LANGGRAPH_CLI_NO_ANALYTICS := 1
+
+.PHONY: setup demo test lint
+setup: $(VENV)/.installed
+
+# torch is installed first and pinned: the CPU build on this machine's disk, never a CUDA download.
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@
+
+demo: setup
+	$(BIN)/resin demo
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest -q -ra

@@ -1,0 +1,348 @@
+"""The `resin` command: index documents, inspect the index, ask questions, run evaluations."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+# Offline by default: no telemetry, no hub look-ups.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+
+SAMPLE_DIR = Path(__file__).parent / "sample"
+
+
+def _add_index_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--index", type=Path, default=Path(".resin"), help="index folder (default .resin)"
+    )
+    parser.add_argument("--embedder", default="minilm", help="sentence-transformers name or path")
+    parser.add_argument("--chroma-host", default=None, help="use the Chroma server at this host")
+    parser.add_argument("--chroma-port", type=int, default=8000, help="Chroma server port")
+
+
+def open_index(args: argparse.Namespace, **overrides: Any) -> Any:
+    """Open the index the arguments name (the embedder is loaded once per process)."""
+    from agent.models import make_embedder
+    from indexes.build import Index, IndexConfig
+
+    config = IndexConfig(
+        path=args.index, chroma_host=args.chroma_host, chroma_port=args.chroma_port, **overrides
+    )
+    return Index(config, make_embedder(args.embedder))
+
+
+def _progress_bar(desc: str) -> Any:
+    """A tqdm bar driven by the builder's (done, total, report) callback."""
+    from tqdm import tqdm
+
+    bar: dict[str, Any] = {}
+
+    def update(done: int, total: int, report: Any) -> None:
+        if "bar" not in bar:
+            bar["bar"] = tqdm(total=total, desc=desc, unit="passage", file=sys.stderr)
+        b = bar["bar"]
+        b.update(done - b.n)
+        share = report.grounded_share
+        b.set_postfix(
+            units=report.units,
+            grounded=f"{100 * share:.0f}%" if share is not None else "-",
+            tokens=report.prompt_tokens + report.completion_tokens,
+            refresh=False,
+        )
+        if done >= total:
+            b.close()
+
+    return update
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    """Add, replace or delete documents."""
+    from agent.models import make_chat_model
+    from indexes.build import Builder
+    from indexes.documents import load_documents
+
+    index = open_index(args, passage_chars=args.passage_chars)
+    status = 0
+    try:
+        if args.delete:
+            builder = Builder(index, None)
+            for doc_id in args.delete:
+                if builder.delete(doc_id):
+                    print(f"deleted {doc_id}")
+                else:
+                    print(f"error: no document with id {doc_id!r} in {args.index}", file=sys.stderr)
+                    status = 1
+            if not args.paths:
+                return status
+        if not args.paths:
+            print("error: give files or folders to index (or --delete DOC_ID)", file=sys.stderr)
+            return 2
+        documents, errors = load_documents(args.paths)
+        for error in errors:
+            print(f"error: {error}", file=sys.stderr)
+        model = None if args.extract == "none" else make_chat_model(args.model)
+        report = Builder(index, model).run(documents, progress=_progress_bar("indexing"))
+        for problem in report.errors[:20]:
+            print(f"warning: {problem}", file=sys.stderr)
+        share = report.grounded_share
+        print(
+            f"{report.documents_indexed} documents indexed, {report.documents_skipped} unchanged, "
+            f"{len(errors)} files with errors; {report.passages} passages, {report.units} units "
+            f"({'-' if share is None else f'{100 * share:.0f}%'} of proposed grounded), "
+            f"{report.model_calls} model calls ({report.cache_hits} cached), "
+            f"{report.prompt_tokens + report.completion_tokens} tokens, {report.seconds:.1f}s"
+        )
+        if report.failed_passages:
+            print(
+                f"{len(report.failed_passages)} passages failed extraction; run again to retry them",
+                file=sys.stderr,
+            )
+        return 1 if errors or report.failed_passages else status
+    finally:
+        index.close()
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """Print what the index holds."""
+    index = open_index(args)
+    try:
+        figures = index.stats()
+    finally:
+        index.close()
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    share = figures["grounded_share"]
+    print(f"index            {args.index}")
+    print(f"documents        {figures['documents']} ({figures['incomplete_documents']} incomplete)")
+    print(f"passages         {figures['passages']}")
+    print(f"units            {figures['units']}")
+    for kind, count in sorted(figures["units_by_kind"].items()):
+        print(f"  {kind:<15}{count}")
+    print(
+        f"grounded share   {'-' if share is None else f'{100 * share:.1f}%'} "
+        f"({figures['ungrounded_units']} ungrounded, {figures['invalid_units']} invalid dropped)"
+    )
+    print(f"graph            {figures['graph_nodes']} nodes, {figures['graph_edges']} edges")
+    print(
+        f"model tokens     {figures['prompt_tokens']} prompt + {figures['completion_tokens']} completion"
+    )
+    print(f"embedder         {figures['embedder']}")
+    print(f"extraction       {', '.join(figures['extraction_models']) or 'none (structural only)'}")
+    return 0
+
+
+def _context(args: argparse.Namespace) -> Any:
+    from agent.context import Context
+
+    model = args.model or "embedded"
+    return Context(
+        plan_model=args.plan_model or model,
+        hop_model=args.hop_model or model,
+        compose_model=args.compose_model or model,
+        embedder=args.embedder,
+        index_path=str(args.index),
+        chroma_host=args.chroma_host or "",
+        chroma_port=args.chroma_port,
+        k_per_hop=args.k,
+    )
+
+
+def stream_answer(
+    graph: Any,
+    inputs: dict[str, Any],
+    ctx: Any,
+    config: dict[str, Any] | None = None,
+    show_progress: bool = True,
+) -> dict[str, Any]:
+    """Stream a run: answer tokens to stdout, progress to stderr; return the final state."""
+    final: dict[str, Any] = {}
+    for mode, payload in graph.stream(
+        inputs, config=config, context=ctx, stream_mode=["messages", "custom", "values"]
+    ):
+        if mode == "messages":
+            chunk, meta = payload
+            if meta.get("langgraph_node") == "compose" and chunk.content:
+                print(chunk.content, end="", flush=True)
+        elif mode == "custom" and show_progress:
+            print(_progress_line(payload), file=sys.stderr, flush=True)
+        elif mode == "values":
+            final = payload
+    print()
+    return final
+
+
+def _progress_line(event: dict[str, Any]) -> str:
+    kind = event.get("event")
+    if kind == "plan":
+        return f"· plan ({event['source']}): {len(event['hops'])} hop(s)"
+    if kind == "hop":
+        return (
+            f"· hop {event['hop']} {event['status']}: {event['units']} units, "
+            f"{event['passages']} passages, {event['chains']} chains"
+        )
+    if kind == "composing":
+        return f"· composing from {event['evidence']} pieces of evidence"
+    return f"· {event}"
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """Answer one question, streaming, then print the trace."""
+    from agent.graph import graph
+    from agent.resources import get_index
+    from agent.trace import dumps, render_trace, write_chains
+
+    ctx = _context(args)
+    index = get_index(ctx)
+    if index.catalog.counts()["passages"] == 0:
+        print(
+            f"error: the index at {args.index} is empty; run `resin index PATH` first",
+            file=sys.stderr,
+        )
+        return 2
+    state = stream_answer(graph, {"question": args.question}, ctx, show_progress=not args.json)
+    if args.chains:
+        write_chains(state.get("chains") or [], args.chains)
+        print(f"chains written to {args.chains}", file=sys.stderr)
+    print(dumps(state) if args.json else render_trace(state, index))
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    """A conversation kept across runs in a SQLite checkpoint (one thread per --thread)."""
+    import sqlite3
+
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from agent.graph import builder
+
+    ctx = _context(args)
+    args.index.mkdir(parents=True, exist_ok=True)
+    saver = SqliteSaver(sqlite3.connect(args.index / "chat.sqlite", check_same_thread=False))
+    chat_graph = builder.compile(checkpointer=saver)
+    config = {"configurable": {"thread_id": args.thread}}
+    print(f"resin chat · thread {args.thread} · empty line or Ctrl-D to quit", file=sys.stderr)
+    while True:
+        try:
+            question = input("you> ").strip()
+        except EOFError:
+            break
+        if not question:
+            break
+        print("resin> ", end="", flush=True)
+        stream_answer(
+            chat_graph, {"messages": [HumanMessage(question)]}, ctx, config, show_progress=False
+        )
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Index the bundled sample corpus and answer its sample questions, offline."""
+    args.paths, args.delete, args.extract = [str(SAMPLE_DIR / "docs")], None, "model"
+    status = cmd_index(args)
+    if status not in (0, 1):
+        return status
+    from agent.graph import graph
+
+    ctx = _context(args)
+    questions = [
+        json.loads(line)
+        for line in (SAMPLE_DIR / "questions.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    for item in questions[: args.questions]:
+        print(f"\nQ: {item['question']}")
+        print("A: ", end="", flush=True)
+        state = stream_answer(graph, {"question": item["question"]}, ctx, show_progress=False)
+        print(f"   expected: {' / '.join(item['answers'])}")
+        print(
+            f"   cited: {', '.join(state.get('citations') or []) or '(none)'}; "
+            f"plan: {len(state.get('plan') or [])} hop(s); evidence: {len(state.get('evidence') or [])}"
+        )
+    return 0
+
+
+def _add_model_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--model", default=None, help="model spec for every step (default: embedded)"
+    )
+    parser.add_argument("--plan-model", default=None, help="model spec for planning")
+    parser.add_argument("--hop-model", default=None, help="model spec for hop bridge answers")
+    parser.add_argument("--compose-model", default=None, help="model spec for the final answer")
+    parser.add_argument("--k", type=int, default=5, help="units and passages per hop")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    parser = argparse.ArgumentParser(prog="resin", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("index", help="index files and folders of .txt, .md and .jsonl")
+    p.add_argument("paths", nargs="*", help="files or folders")
+    _add_index_args(p)
+    p.add_argument(
+        "--model", default=None, help="extraction model spec (default: embedded SmolLM2)"
+    )
+    p.add_argument(
+        "--extract",
+        choices=["model", "none"],
+        default="model",
+        help="'none' builds the structural index only (no model calls)",
+    )
+    p.add_argument("--passage-chars", type=int, default=1000, help="max characters per passage")
+    p.add_argument("--delete", action="append", metavar="DOC_ID", help="remove a document")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("stats", help="show what the index holds")
+    _add_index_args(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("ask", help="answer a question, streaming, then print its trace")
+    p.add_argument("question")
+    _add_index_args(p)
+    _add_model_args(p)
+    p.add_argument("--json", action="store_true", help="print the output state as JSON")
+    p.add_argument(
+        "--chains", type=Path, help="write the chains used (.png/.svg picture or .mmd Mermaid)"
+    )
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("chat", help="a conversation kept across runs (SQLite checkpoints)")
+    _add_index_args(p)
+    _add_model_args(p)
+    p.add_argument("--thread", default="default", help="conversation id")
+    p.set_defaults(func=cmd_chat)
+
+    p = sub.add_parser("demo", help="index the bundled sample corpus and answer its questions")
+    _add_index_args(p)
+    _add_model_args(p)
+    p.add_argument("--passage-chars", type=int, default=1000, help="max characters per passage")
+    p.add_argument("--questions", type=int, default=3, help="how many sample questions to answer")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `resin` console script."""
+    from indexes.build import IndexMismatchError
+    from indexes.documents import DocumentError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (IndexMismatchError, DocumentError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

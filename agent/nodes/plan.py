@@ -1,0 +1,89 @@
+"""`plan`: split the question into one-hop needs, or fall back to a structural plan."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import networkx as nx
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.config import get_stream_writer
+from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
+
+from agent.context import Context
+from agent.nodes.common import parse_reply, question_of, structured, usage_row
+from agent.resources import chat_model, context_of
+from agent.state import MAX_HOPS, Hop, Plan, State
+from prompts import PLAN_SYSTEM, PLAN_USER
+
+_PLACEHOLDER = re.compile(r"#(\d+)")
+
+
+class PlanError(ValueError):
+    """A plan that cannot be executed as written."""
+
+
+def validate_plan(plan: Plan) -> list[Hop]:
+    """Check ids, dependencies, placeholders and size; raise `PlanError` naming the problem."""
+    hops = plan.hops
+    if not hops:
+        raise PlanError("the plan has no hops")
+    if len(hops) > MAX_HOPS:
+        raise PlanError(f"the plan has {len(hops)} hops, more than {MAX_HOPS}")
+    ids = [h.id for h in hops]
+    if len(set(ids)) != len(ids):
+        raise PlanError("hop ids repeat")
+    graph = nx.DiGraph()
+    graph.add_nodes_from(ids)
+    for hop in hops:
+        for dep in hop.depends_on:
+            if dep not in ids or dep == hop.id:
+                raise PlanError(f"hop {hop.id} depends on unknown hop {dep}")
+            graph.add_edge(dep, hop.id)
+        for ref in map(int, _PLACEHOLDER.findall(hop.question)):
+            if ref not in hop.depends_on:
+                raise PlanError(f"hop {hop.id} uses #{ref} without depending on hop {ref}")
+    if not nx.is_directed_acyclic_graph(graph):
+        raise PlanError("hop dependencies form a cycle")
+    return hops
+
+
+def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Ask the plan model for hops; an invalid, empty or unparseable plan becomes structural."""
+    ctx = context_of(runtime.context)
+    question = question_of(state)
+    if not question:
+        raise ValueError("resin needs a question: pass 'question' or a human message")
+    writer = get_stream_writer()
+    usage = []
+    hops: list[Hop] | None = None
+    reason = ""
+    try:
+        reply = structured(chat_model(ctx.plan_model), Plan, max_tokens=300).invoke(
+            [SystemMessage(PLAN_SYSTEM), HumanMessage(PLAN_USER.format(question=question))]
+        )
+        usage.append(usage_row("plan", reply))
+        hops = validate_plan(parse_reply(reply, Plan))
+    except Exception as exc:  # noqa: BLE001 - any failure of the model path means: plan structurally
+        reason = str(exc)[:200]
+    source = "model" if hops else "structural"
+    hops = hops or [Hop(id=1, question=question)]
+    writer(
+        {
+            "event": "plan",
+            "source": source,
+            "hops": [h.model_dump() for h in hops],
+            "reason": reason,
+        }
+    )
+    # Each run starts a fresh buffer: a chat thread's earlier turns must not leak into this answer.
+    return {
+        "question": question,
+        "plan": Overwrite(hops),
+        "plan_source": source,
+        "results": Overwrite({}),
+        "evidence": Overwrite([]),
+        "chains": Overwrite([]),
+        "usage": Overwrite(usage),
+    }

@@ -1,0 +1,225 @@
+"""`resolve_hop`: fill placeholders, call the retrieval tools, buffer evidence, produce a bridge."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.config import get_stream_writer
+from langgraph.runtime import Runtime
+from pydantic import BaseModel
+
+from agent.context import Context
+from agent.nodes.common import parse_reply, structured, usage_row
+from agent.resources import chat_model, context_of, get_index
+from agent.state import Evidence, Hop, HopResult, HopTask
+from indexes.build import Index
+from indexes.lexical import tokenize
+from indexes.units import normalize
+from prompts import BRIDGE_SYSTEM, BRIDGE_USER
+from tools.retrieval import (
+    Chain,
+    PassageHit,
+    UnitHit,
+    bridge_entities,
+    passages_about,
+    search_passages,
+    search_units,
+    traverse_chains,
+    units_about,
+    units_by_id,
+)
+
+# Dense passages kept for a question hop; bridge hops add passages about the entities these name.
+QUESTION_HOP_PASSAGES = 3
+# A unit this similar to the hop question is a real hit; fewer than two such hits = units are thin.
+UNIT_HIT = 0.5
+
+
+class BridgeAnswer(BaseModel):
+    """The hop model's short answer, used only to fill dependents' placeholders."""
+
+    answer: str = ""
+
+
+def fill_placeholders(question: str, results: dict[int, HopResult]) -> str:
+    """Replace `#k` with hop k's bridge value (or drop it when hop k found nothing)."""
+
+    def value(match: re.Match[str]) -> str:
+        result = results.get(int(match.group(1)))
+        return result.bridge if result and result.bridge else ""
+
+    return " ".join(re.sub(r"#(\d+)", value, question).split())
+
+
+def _best_sentence(hit: PassageHit, query: str, index: Index) -> tuple[str, str]:
+    """The passage sentence sharing most content words with the query: the evidence quote."""
+    passage = index.catalog.passages([hit.passage_id])[0]
+    terms = set(tokenize(query))
+    best = max(passage.sentences, key=lambda s: len(terms & set(tokenize(s.text))))
+    return best.id, best.text
+
+
+def _passage_evidence(hits: list[PassageHit], hop: int, query: str, index: Index) -> list[Evidence]:
+    evidence = []
+    for hit in hits:
+        sid, quote = _best_sentence(hit, query, index)
+        evidence.append(
+            Evidence(
+                id=hit.passage_id,
+                passage_id=hit.passage_id,
+                sentence_ids=[sid],
+                quote=quote,
+                score=hit.score,
+                hop=hop,
+                route=hit.route,
+            )
+        )
+    return evidence
+
+
+def _unit_evidence(hits: list[UnitHit], hop: int, route: str = "units") -> list[Evidence]:
+    return [
+        Evidence(
+            id=h.unit.id,
+            passage_id=h.unit.passage_id,
+            sentence_ids=h.unit.sentence_ids,
+            quote=h.unit.evidence,
+            score=round(h.score, 4),
+            hop=hop,
+            route=route,  # type: ignore[arg-type]
+        )
+        for h in hits
+    ]
+
+
+def _chain_evidence(chains: list[Chain], hop: int, index: Index) -> list[Evidence]:
+    first_units = [link.unit_ids[0] for chain in chains for link in chain.links if link.unit_ids]
+    score = {
+        link.unit_ids[0]: chain.score for chain in chains for link in chain.links if link.unit_ids
+    }
+    units = units_by_id(index, list(dict.fromkeys(first_units)))
+    return [
+        Evidence(
+            id=u.id,
+            passage_id=u.passage_id,
+            sentence_ids=u.sentence_ids,
+            quote=u.evidence,
+            score=score.get(u.id, 0.0),
+            hop=hop,
+            route="chain",
+        )
+        for u in units
+    ]
+
+
+def _bridge_value(
+    hop: Hop, query: str, evidence: list[Evidence], ctx: Context, usage: list[dict[str, Any]]
+) -> str:
+    """A short answer for dependents: the hop model's, if it is grounded in the evidence."""
+    if not evidence:
+        return ""
+    quotes = "\n".join(f"- {e.quote}" for e in sorted(evidence, key=lambda e: -e.score)[:4])
+    try:
+        reply = structured(chat_model(ctx.hop_model), BridgeAnswer, max_tokens=40).invoke(
+            [
+                SystemMessage(BRIDGE_SYSTEM),
+                HumanMessage(BRIDGE_USER.format(evidence=quotes, question=query)),
+            ]
+        )
+        usage.append(usage_row(f"hop {hop.id}", reply))
+        answer = parse_reply(reply, BridgeAnswer).answer.strip()
+    except Exception:  # noqa: BLE001 - an unusable answer falls back to structure below
+        answer = ""
+    if answer and normalize(answer) in normalize(quotes):
+        return answer
+    return ""
+
+
+def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Resolve one hop with typed units, chains and passages; record it unresolved if nothing fits."""
+    ctx = context_of(runtime.context)
+    index = get_index(ctx)
+    hop = task["hop"]
+    query = fill_placeholders(hop.question, task["results"])
+    usage: list[dict[str, Any]] = []
+    chains: list[Chain] = []
+    new_hops: list[Hop] = []
+    if hop.entity:
+        # A structural bridge hop: the entity's own passages, ranked by the original question.
+        passages = passages_about(index, hop.entity, task["question"], k=1)
+        units = units_about(index, hop.entity, ctx.k_per_hop, task["question"])
+    else:
+        units = search_units(index, query, hop.kinds or None, ctx.k_per_hop)
+        chains = traverse_chains(
+            index, query, hop.direction, ctx.chain_depth, ctx.tau, ctx.top_chains
+        )
+        thin = sum(u.score >= UNIT_HIT for u in units) < 2
+        passages = search_passages(index, query, ctx.k_per_hop if thin else QUESTION_HOP_PASSAGES)
+        if thin:
+            passages = passages[: max(QUESTION_HOP_PASSAGES, len(passages))]
+    evidence = (
+        _passage_evidence(passages, hop.id, query, index)
+        + _unit_evidence(units, hop.id)
+        + _chain_evidence(chains, hop.id, index)
+    )
+    if hop.id == 1 and task["plan_source"] == "structural" and ctx.bridge_hops > 0:
+        new_hops = _bridge_hops(index, passages, task, ctx)
+    bridge = ""
+    if new_hops or task["has_dependents"]:
+        bridge = _bridge_value(hop, query, evidence, ctx, usage)
+    if not bridge and new_hops:
+        bridge = new_hops[0].entity
+    status: Literal["resolved", "unresolved"] = "resolved" if evidence else "unresolved"
+    get_stream_writer()(
+        {
+            "event": "hop",
+            "hop": hop.id,
+            "status": status,
+            "query": query,
+            "units": len(units),
+            "passages": len(passages),
+            "chains": len(chains),
+        }
+    )
+    result = HopResult(
+        hop=hop.id,
+        query=query,
+        status=status,
+        bridge=bridge,
+        units=len(units),
+        passages=len(passages),
+    )
+    return {
+        "results": {hop.id: result},
+        "evidence": evidence,
+        "chains": chains,
+        "plan": new_hops,
+        "usage": usage,
+    }
+
+
+def _bridge_hops(
+    index: Index, passages: list[PassageHit], task: HopTask, ctx: Context
+) -> list[Hop]:
+    """Follow-up hops to entities named in hop 1's passages whose own passages are not buffered yet.
+
+    Candidates are scored by how well their best passage matches the question, so the hop goes to
+    the entity whose text most likely holds the missing half of the answer.
+    """
+    question = task["question"]
+    held = {p.passage_id for p in passages} | set(task["evidence_ids"])
+    candidates = bridge_entities(
+        index, [p.passage_id for p in passages], question, limit=4 * ctx.bridge_hops
+    )
+    scored: list[tuple[float, str]] = []
+    for name, _ in dict(candidates).items():
+        about = [p for p in passages_about(index, name, question, k=2) if p.passage_id not in held]
+        if about:
+            scored.append((about[0].score, name))
+    scored.sort(reverse=True)
+    return [
+        Hop(id=2 + i, question=f"What does the text say about {name}?", depends_on=[1], entity=name)
+        for i, (_, name) in enumerate(scored[: ctx.bridge_hops])
+    ]

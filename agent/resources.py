@@ -1,0 +1,52 @@
+"""Process-wide handles shared by the nodes: the opened index and the chat models."""
+
+from __future__ import annotations
+
+import threading
+from functools import cache
+
+from langchain_core.language_models import BaseChatModel
+
+from agent.context import Context
+from agent.models import make_chat_model, make_embedder
+from indexes.build import Index, IndexConfig
+
+_LOCK = threading.Lock()
+_INDEXES: dict[tuple[str, str, str, int], Index] = {}
+
+
+def context_of(context: Context | None) -> Context:
+    """The run's context; callers that pass none get the defaults."""
+    return context if context is not None else Context()
+
+
+def get_index(ctx: Context) -> Index:
+    """The index the context names, opened once per process (opening Chroma is not cheap)."""
+    key = (ctx.index_path, ctx.embedder, ctx.chroma_host, ctx.chroma_port)
+    with _LOCK:
+        index = _INDEXES.get(key)
+        if index is None:
+            from pathlib import Path
+
+            config = IndexConfig(
+                path=Path(ctx.index_path),
+                chroma_host=ctx.chroma_host or None,
+                chroma_port=ctx.chroma_port,
+            )
+            index = Index(config, make_embedder(ctx.embedder))
+            _INDEXES[key] = index
+        return index
+
+
+def forget_indexes() -> None:
+    """Close every cached index (after a rebuild, or between tests)."""
+    with _LOCK:
+        for index in _INDEXES.values():
+            index.close()
+        _INDEXES.clear()
+
+
+@cache
+def chat_model(spec: str) -> BaseChatModel:
+    """The chat model for a spec, built once per process."""
+    return make_chat_model(spec)

@@ -1,0 +1,139 @@
+"""Input, internal and output schemas of the resin graph, and the evidence buffer's reducer."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
+
+from indexes.units import UnitKind
+from tools.retrieval import Chain, Direction
+
+Route = Literal["units", "chain", "dense", "lexical", "fused", "entity"]
+MAX_HOPS = 5
+
+
+class Hop(BaseModel):
+    """One one-hop need: a focused question that may hold `#k` placeholders for earlier bridges."""
+
+    id: int = Field(ge=1, description="1-based hop number")
+    question: str = Field(
+        min_length=3, description="the one-hop question; '#1' stands for hop 1's answer"
+    )
+    depends_on: list[int] = Field(default_factory=list, description="hops whose answers this needs")
+    direction: Direction = Field(default="forward", description="cause→effect traversal direction")
+    kinds: list[UnitKind] = Field(default_factory=list, description="preferred unit kinds")
+    entity: str = Field(default="", description="the bridge entity a structural hop is about")
+
+
+class Plan(BaseModel):
+    """The planner's structured output."""
+
+    hops: list[Hop] = Field(default_factory=list)
+
+
+class Evidence(BaseModel):
+    """One support in the buffer: a unit or passage, the sentences it rests on, who found it how."""
+
+    id: str = Field(description="unit id or passage id")
+    passage_id: str
+    sentence_ids: list[str]
+    quote: str
+    score: float
+    hop: int
+    route: Route
+    alternatives: list[str] = Field(
+        default_factory=list, description="other hop:route pairs that found the same support"
+    )
+
+
+class HopResult(BaseModel):
+    """What a hop produced for its dependents (never passed to the composer)."""
+
+    hop: int
+    query: str
+    status: Literal["resolved", "unresolved"]
+    bridge: str = ""
+    units: int = 0
+    passages: int = 0
+
+
+def merge_evidence(left: list[Evidence], right: list[Evidence]) -> list[Evidence]:
+    """Deduplicate by id, keeping the best-scored copy and every other hop:route that found it."""
+    merged = {e.id: e for e in left}
+    for item in right:
+        have = merged.get(item.id)
+        if have is None:
+            merged[item.id] = item
+            continue
+        best, other = (item, have) if item.score > have.score else (have, item)
+        own = f"{best.hop}:{best.route}"
+        tags = [*have.alternatives, *item.alternatives, f"{other.hop}:{other.route}"]
+        merged[item.id] = best.model_copy(
+            update={"alternatives": [t for t in dict.fromkeys(tags) if t != own]}
+        )
+    return list(merged.values())
+
+
+def merge_results(left: dict[int, HopResult], right: dict[int, HopResult]) -> dict[int, HopResult]:
+    """Hop results by hop id."""
+    return {**left, **right}
+
+
+def extend_plan(left: list[Hop], right: list[Hop]) -> list[Hop]:
+    """Append hops not yet in the plan (structural bridge hops arrive while the graph runs)."""
+    ids = {h.id for h in left}
+    return left + [h for h in right if h.id not in ids]
+
+
+def merge_chains(left: list[Chain], right: list[Chain]) -> list[Chain]:
+    """Keep each distinct chain once, best score first."""
+    best: dict[str, Chain] = {}
+    for chain in left + right:
+        if chain.text not in best or chain.score > best[chain.text].score:
+            best[chain.text] = chain
+    return sorted(best.values(), key=lambda c: -c.score)
+
+
+class InputState(TypedDict, total=False):
+    """A question, or chat messages whose last human turn is the question."""
+
+    question: str
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+class OutputState(TypedDict, total=False):
+    """The answer with its citations and the full trace behind it."""
+
+    answer: str
+    citations: list[str]
+    plan: list[Hop]
+    evidence: list[Evidence]
+    chains: list[Chain]
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+class State(InputState, OutputState, total=False):
+    """Everything the graph carries between nodes."""
+
+    plan: Annotated[list[Hop], extend_plan]
+    plan_source: Literal["model", "structural"]
+    results: Annotated[dict[int, HopResult], merge_results]
+    evidence: Annotated[list[Evidence], merge_evidence]
+    chains: Annotated[list[Chain], merge_chains]
+    removed_citations: list[str]
+    usage: Annotated[list[dict[str, int | str]], lambda a, b: a + b]
+
+
+class HopTask(TypedDict):
+    """What `dispatch` sends to one `resolve_hop`."""
+
+    hop: Hop
+    question: str
+    plan_source: Literal["model", "structural"]
+    results: dict[int, HopResult]
+    evidence_ids: list[str]
+    has_dependents: bool

@@ -1,0 +1,111 @@
+"""Readable traces of a run, and pictures of the reasoning chains it used."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from indexes.build import Index
+from tools.retrieval import Chain
+
+
+def to_jsonable(state: dict[str, Any]) -> dict[str, Any]:
+    """The output state with pydantic models and messages turned into plain JSON."""
+
+    def convert(value: Any) -> Any:
+        if hasattr(value, "model_dump"):
+            return value.model_dump()
+        if isinstance(value, dict):
+            return {str(k): convert(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [convert(v) for v in value]
+        if hasattr(value, "content") and hasattr(value, "type"):
+            return {"type": value.type, "content": value.content}
+        return value
+
+    return {k: convert(v) for k, v in state.items()}
+
+
+def render_trace(state: dict[str, Any], index: Index) -> str:
+    """The plan, each hop's evidence with its source sentences, the chains and the citations."""
+    lines = ["", "── plan"]
+    for hop in state.get("plan") or []:
+        deps = f" (after {', '.join(map(str, hop.depends_on))})" if hop.depends_on else ""
+        lines.append(f"  hop {hop.id}{deps}: {hop.question}")
+    by_hop: dict[int, list[Any]] = {}
+    for item in state.get("evidence") or []:
+        by_hop.setdefault(item.hop, []).append(item)
+    titles = {
+        p.id: p.title
+        for p in index.catalog.passages({e.passage_id for e in state.get("evidence") or []})
+    }
+    for hop_id in sorted(by_hop):
+        lines.append(f"── hop {hop_id} evidence")
+        for item in by_hop[hop_id]:
+            source = f"{titles.get(item.passage_id, '?')} {', '.join(item.sentence_ids)}"
+            lines.append(f"  [{item.route} {item.score:.2f}] {item.quote}")
+            lines.append(f"      ↳ {source}")
+    chains = state.get("chains") or []
+    if chains:
+        lines.append("── chains")
+        lines.extend(f"  {c.text}  ({c.score:.2f})" for c in chains)
+    lines.append("── citations")
+    for pid in state.get("citations") or []:
+        lines.append(f"  {pid}  {titles.get(pid, '?')}")
+    if not state.get("citations"):
+        lines.append("  (none)")
+    return "\n".join(lines)
+
+
+def mermaid(chains: list[Chain]) -> str:
+    """The chains as a Mermaid flowchart."""
+    ids: dict[str, str] = {}
+    out = ["flowchart LR"]
+    for chain in chains:
+        for link in chain.links:
+            for name in (link.head, link.tail):
+                if name not in ids:
+                    ids[name] = f"n{len(ids)}"
+                    out.append(f'    {ids[name]}["{name.replace(chr(34), chr(39))}"]')
+            out.append(
+                f"    {ids[link.head]} -->|{link.relation.replace('|', '/')}| {ids[link.tail]}"
+            )
+    return "\n".join(out) + "\n"
+
+
+def write_chains(chains: list[Chain], path: Path) -> None:
+    """Write the chains as Mermaid text (.mmd, .md) or a picture (.png, .svg)."""
+    if path.suffix.lower() in (".png", ".svg", ".pdf"):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import networkx as nx
+
+        g = nx.DiGraph()
+        for chain in chains:
+            for link in chain.links:
+                g.add_edge(link.head, link.tail, label=link.relation)
+        fig, ax = plt.subplots(figsize=(10, 6))
+        if g.number_of_nodes():
+            pos = nx.spring_layout(g, seed=7)
+            nx.draw_networkx(
+                g, pos, ax=ax, node_color="#cfe3f7", node_size=1800, font_size=8, arrowsize=16
+            )
+            nx.draw_networkx_edge_labels(
+                g, pos, nx.get_edge_attributes(g, "label"), ax=ax, font_size=7
+            )
+        else:
+            ax.text(0.5, 0.5, "no chains were found for this question", ha="center")
+        ax.set_axis_off()
+        fig.tight_layout()
+        fig.savefig(path)
+        plt.close(fig)
+    else:
+        path.write_text(mermaid(chains), encoding="utf-8")
+
+
+def dumps(state: dict[str, Any]) -> str:
+    """JSON text of the output state."""
+    return json.dumps(to_jsonable(state), indent=2, ensure_ascii=False)

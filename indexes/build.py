@@ -1,0 +1,453 @@
+"""The incremental, idempotent, resumable build: documents in, catalog + Chroma + graph out.
+
+Order of writes per batch: Chroma upserts and graph changes first, the graph saved atomically,
+and only then the catalog marks the documents done. A kill at any point leaves those documents
+unmarked; the next run redoes them, every write keyed by content-derived ids, with cached
+extractions, so nothing is duplicated or lost.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from langchain_core.language_models import BaseChatModel
+
+from indexes.catalog import Catalog, DocumentRecord
+from indexes.documents import Document, Passage, content_hash, make_passages
+from indexes.extraction import ExtractionResult, extract_passage
+from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
+from indexes.stores import VectorIndex, open_vector_index
+from indexes.units import ReasoningUnit, entity_key, normalize
+from prompts import EXTRACTION_PROMPT_VERSION
+
+SCHEMA_VERSION = "1"
+NO_EXTRACTION = "none"
+_MAX_NAME_TOKENS = 8
+_MIN_NAME_CHARS = 3
+
+
+class Embedder(Protocol):
+    """What the index needs of an embedder (LangChain's `Embeddings` fits)."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed texts."""
+
+
+class IndexMismatchError(RuntimeError):
+    """The index on disk was built in a way this run cannot extend or read correctly."""
+
+
+def embedder_name(embedder: Embedder) -> str:
+    """A stable identity for the embedder, recorded in the manifest."""
+    return str(getattr(embedder, "name", type(embedder).__name__))
+
+
+def embed(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Embed texts into a float32 matrix (one row per text)."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.asarray(embedder.embed_documents(list(texts)), dtype=np.float32)
+
+
+@dataclass
+class IndexConfig:
+    """Where the index lives and how it is built."""
+
+    path: Path = Path(".resin")
+    chroma_host: str | None = None
+    chroma_port: int = 8000
+    passage_chars: int = 1000
+    merge_threshold: float = DEFAULT_MERGE_THRESHOLD
+
+
+class Index:
+    """An opened index: the SQLite catalog, the Chroma collections, the graph and the manifest."""
+
+    def __init__(self, config: IndexConfig, embedder: Embedder) -> None:
+        """Open (creating if needed) the index, refusing one built with another embedder."""
+        self.config = config
+        self.embedder = embedder
+        config.path.mkdir(parents=True, exist_ok=True)
+        self.manifest_path = config.path / "manifest.json"
+        self.manifest = self._check_manifest()
+        self.catalog = Catalog(config.path / "catalog.sqlite")
+        self.vectors: VectorIndex = open_vector_index(
+            config.path, config.chroma_host, config.chroma_port
+        )
+        self.graph = EntityGraph(config.path / "graph.json", config.merge_threshold)
+        ids, vecs = self.vectors.vectors("entities")
+        keys = [h.metadata.get("key", "") for h in self.vectors.get("entities", ids)] if ids else []
+        by_id = dict(zip(ids, vecs, strict=True))
+        ordered = [by_id[i] for i in ids]
+        self.graph.load_vectors(keys, ordered)
+
+    def _check_manifest(self) -> dict[str, Any]:
+        name = embedder_name(self.embedder)
+        if self.manifest_path.exists():
+            manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            if manifest.get("schema_version") != SCHEMA_VERSION:
+                raise IndexMismatchError(
+                    f"index at {self.config.path} has schema version "
+                    f"{manifest.get('schema_version')!r}; this resin reads {SCHEMA_VERSION!r}. "
+                    "Rebuild it in a new --index folder."
+                )
+            if manifest.get("embedder") != name:
+                raise IndexMismatchError(
+                    f"index at {self.config.path} was built with embedder {manifest.get('embedder')!r}, "
+                    f"not {name!r}: its vectors are not comparable. Pass --embedder "
+                    f"{manifest.get('embedder')} or choose another --index folder."
+                )
+            return dict(manifest)
+        manifest = {
+            "schema_version": SCHEMA_VERSION,
+            "embedder": name,
+            "prompt_version": EXTRACTION_PROMPT_VERSION,
+            "extraction_models": [],
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        }
+        self._write_manifest(manifest)
+        return manifest
+
+    def _write_manifest(self, manifest: dict[str, Any]) -> None:
+        tmp = self.manifest_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+        tmp.replace(self.manifest_path)
+
+    def record_model(self, model: str) -> None:
+        """Note an extraction model (and the prompt version) in the manifest."""
+        models = self.manifest.setdefault("extraction_models", [])
+        if model not in models or self.manifest.get("prompt_version") != EXTRACTION_PROMPT_VERSION:
+            if model not in models:
+                models.append(model)
+            self.manifest["prompt_version"] = EXTRACTION_PROMPT_VERSION
+            self._write_manifest(self.manifest)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed with the index's embedder."""
+        return embed(self.embedder, texts)
+
+    def stats(self) -> dict[str, Any]:
+        """Documents, passages, units per kind, grounded share, graph size, tokens spent."""
+        figures = self.catalog.counts()
+        proposed = int(figures["proposed_units"])  # type: ignore[call-overload]
+        kept = int(figures["units"])  # type: ignore[call-overload]
+        figures["grounded_share"] = round(kept / proposed, 3) if proposed else None
+        figures.update(self.graph.stats())
+        figures["embedder"] = self.manifest["embedder"]
+        figures["extraction_models"] = self.manifest.get("extraction_models", [])
+        return figures
+
+    def close(self) -> None:
+        """Release the catalog."""
+        self.catalog.close()
+
+
+@dataclass
+class BuildReport:
+    """What one `index` run did."""
+
+    documents_seen: int = 0
+    documents_indexed: int = 0
+    documents_skipped: int = 0
+    documents_deleted: int = 0
+    passages: int = 0
+    units: int = 0
+    proposed: int = 0
+    ungrounded: int = 0
+    invalid: int = 0
+    model_calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    failed_passages: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def grounded_share(self) -> float | None:
+        """Share of proposed units that survived grounding."""
+        return round(self.units / self.proposed, 3) if self.proposed else None
+
+
+# Called after each passage with (passages done, passages to do, running report).
+Progress = Callable[[int, int, BuildReport], None]
+
+
+def extraction_key(model: BaseChatModel | None) -> str:
+    """Which extractor produced a document's units ('none' for the structural index)."""
+    if model is None:
+        return NO_EXTRACTION
+    from_model = getattr(model, "model_id", None)
+    name = (
+        from_model
+        if isinstance(from_model, str)
+        else getattr(model, "model_name", type(model).__name__)
+    )
+    return f"{name}|{EXTRACTION_PROMPT_VERSION}"
+
+
+class Builder:
+    """Adds, replaces and deletes documents in an `Index`."""
+
+    def __init__(self, index: Index, model: BaseChatModel | None, batch_passages: int = 64) -> None:
+        """Build with `model` (None: structural index only, no units)."""
+        self.index = index
+        self.model = model
+        self.key = extraction_key(model)
+        self.batch_passages = batch_passages
+        self._scanned = index.catalog.scanned_names()
+
+    # public ---------------------------------------------------------------------------------
+    def plan(
+        self, documents: Iterable[Document]
+    ) -> tuple[list[tuple[Document, DocumentRecord | None]], int]:
+        """Documents that need work (with their old records), and how many are already current."""
+        todo, current = [], 0
+        for doc in documents:
+            rec = self.index.catalog.document(doc.id)
+            if (
+                rec is not None
+                and rec.hash == doc.hash
+                and rec.complete
+                and (self.key == NO_EXTRACTION or rec.extract_key == self.key)
+            ):
+                current += 1
+            else:
+                todo.append((doc, rec))
+        return todo, current
+
+    def run(self, documents: Sequence[Document], progress: Progress | None = None) -> BuildReport:
+        """Index documents incrementally; unchanged ones cost nothing."""
+        started = time.perf_counter()
+        report = BuildReport(documents_seen=len(documents))
+        todo, report.documents_skipped = self.plan(documents)
+        if self.model is not None and todo:
+            self.index.record_model(self.key)
+        work = [
+            (doc, rec, make_passages(doc, self.index.config.passage_chars)) for doc, rec in todo
+        ]
+        total = sum(len(ps) for _, _, ps in work)
+        tick = (lambda r: progress(r.passages, total, r)) if progress else None
+        batch: list[tuple[Document, DocumentRecord | None, list[Passage]]] = []
+        size = 0
+        for item in work:
+            batch.append(item)
+            size += len(item[2])
+            if size >= self.batch_passages:
+                self._run_batch(batch, report, tick)
+                batch, size = [], 0
+        if batch:
+            self._run_batch(batch, report, tick)
+        self._scan_new_names()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def delete(self, doc_id: str) -> bool:
+        """Remove a document: passages, units, emptied edges, orphan nodes. False if unknown."""
+        if self.index.catalog.document(doc_id) is None:
+            return False
+        self._remove_content(doc_id, passages=True)
+        self.index.graph.save()
+        self.index.catalog.delete_document(doc_id)
+        return True
+
+    # internals ------------------------------------------------------------------------------
+    def _remove_content(self, doc_id: str, passages: bool) -> None:
+        """Drop a document's units (and passages) from Chroma and the graph; catalog rows stay."""
+        idx = self.index
+        uids = idx.catalog.unit_ids(doc_id)
+        idx.vectors.delete("units", uids)
+        if passages:
+            idx.vectors.delete("passages", idx.catalog.doc_passage_ids(doc_id))
+        removed = idx.graph.remove_units(uids)
+        titles = {entity_key(r.title) for r in idx.catalog.documents()}
+        idx.vectors.delete("entities", ["e" + content_hash(k) for k in removed])
+        orphaned = [k for k in removed if k not in titles]
+        if orphaned:
+            idx.catalog.forget_names(orphaned)
+            self._scanned.difference_update(orphaned)
+
+    def _run_batch(
+        self,
+        batch: list[tuple[Document, DocumentRecord | None, list[Passage]]],
+        report: BuildReport,
+        tick: Callable[[BuildReport], None] | None,
+    ) -> None:
+        idx = self.index
+        fresh: list[Passage] = []
+        for doc, rec, passages in batch:
+            if rec is not None and rec.hash != doc.hash:
+                self._remove_content(doc.id, passages=True)
+                idx.catalog.delete_document(doc.id)
+                rec = None
+            elif rec is not None and self.key != NO_EXTRACTION and rec.extract_key != self.key:
+                self._remove_content(doc.id, passages=False)
+            if rec is None:
+                fresh.extend(passages)
+        if fresh:
+            vectors = idx.embed([f"{p.title}: {p.text}" for p in fresh])
+            idx.vectors.upsert(
+                "passages",
+                [p.id for p in fresh],
+                vectors,
+                [p.text for p in fresh],
+                [{"doc_id": p.doc_id, "title": p.title, "position": p.position} for p in fresh],
+            )
+
+        units_by_doc: dict[str, list[ReasoningUnit]] = {}
+        complete: dict[str, bool] = {}
+        for doc, _rec, passages in batch:
+            complete[doc.id] = True
+            units_by_doc[doc.id] = []
+            for passage in passages:
+                if self.model is not None:
+                    units, ok = self._extract(passage, report)
+                    units_by_doc[doc.id].extend(units)
+                    if not ok:
+                        complete[doc.id] = False
+                        report.failed_passages.append(passage.id)
+                report.passages += 1
+                if tick:
+                    tick(report)
+        all_units = [u for us in units_by_doc.values() for u in us]
+        self._store_units(all_units)
+        for doc, _rec, passages in batch:
+            idx.catalog.put_document(
+                DocumentRecord(doc.id, doc.hash, doc.title, doc.source, self.key, False), passages
+            )
+        # New passages × known names now; new names × all passages once, at the end of the run.
+        self._scan(fresh, self._scanned)
+        idx.graph.save()
+        for doc, _rec, _ps in batch:
+            idx.catalog.put_units(
+                doc.id, [(u.id, u.passage_id, u.kind) for u in units_by_doc[doc.id]]
+            )
+        with idx.catalog.transaction() as db:
+            db.executemany(
+                "UPDATE documents SET complete=? WHERE doc_id=?",
+                [(int(complete[d.id]), d.id) for d, _, _ in batch],
+            )
+        report.documents_indexed += len(batch)
+
+    def _extract(self, passage: Passage, report: BuildReport) -> tuple[list[ReasoningUnit], bool]:
+        """Units of one passage from the cache, or from one model call (cached when it parses)."""
+        assert self.model is not None
+        catalog = self.index.catalog
+        key = content_hash(self.key, passage.hash, length=24)
+        cached = catalog.cached_extraction(key)
+        if cached is not None:
+            report.cache_hits += 1
+            units_json, proposed, ungrounded, invalid = cached
+            units = [
+                ReasoningUnit.model_validate(
+                    {**u, "passage_id": passage.id, "doc_id": passage.doc_id}
+                )
+                for u in json.loads(units_json)
+            ]
+            report.units += len(units)
+            report.proposed += proposed
+            report.ungrounded += ungrounded
+            report.invalid += invalid
+            return units, True
+        result: ExtractionResult = extract_passage(self.model, passage)
+        report.model_calls += 1
+        report.prompt_tokens += result.prompt_tokens
+        report.completion_tokens += result.completion_tokens
+        if not result.ok:
+            report.errors.append(f"{passage.doc_id} passage {passage.position}: {result.error}")
+            return [], False
+        report.units += len(result.units)
+        report.proposed += result.proposed
+        report.ungrounded += result.ungrounded
+        report.invalid += result.invalid
+        catalog.cache_extraction(
+            key,
+            passage.id,
+            json.dumps([u.model_dump(exclude={"passage_id", "doc_id"}) for u in result.units]),
+            (result.proposed, result.ungrounded, result.invalid),
+            (result.prompt_tokens, result.completion_tokens),
+        )
+        return result.units, True
+
+    def _store_units(self, units: list[ReasoningUnit]) -> None:
+        """Units into Chroma, their names clustered into the graph (new names into `entities`)."""
+        if not units:
+            return
+        idx = self.index
+        idx.vectors.upsert(
+            "units",
+            [u.id for u in units],
+            idx.embed([u.text for u in units]),
+            [u.text for u in units],
+            [
+                {
+                    "kind": u.kind,
+                    "subject": entity_key(u.subject),
+                    "subject_type": u.subject_type,
+                    "passage_id": u.passage_id,
+                    "doc_id": u.doc_id,
+                    "confidence": u.confidence,
+                    "unit": u.model_dump_json(),
+                }
+                for u in units
+            ],
+        )
+        names = [n for u in units for n in (u.edge[::2] if u.edge else (u.subject,))]
+        first_name: dict[str, str] = {}
+        for name in names:
+            first_name.setdefault(entity_key(name), name)
+        unknown = idx.graph.unknown_keys(names)
+        vectors = idx.embed([first_name[k] for k in unknown])
+        by_key = {k: vectors[i] for i, k in enumerate(unknown)}
+        idx.graph.add_units(units, by_key)
+        if unknown:
+            idx.vectors.upsert(
+                "entities",
+                ["e" + content_hash(k) for k in unknown],
+                vectors,
+                [first_name[k] for k in unknown],
+                [{"key": k, "node": idx.graph.node_of(k) or ""} for k in unknown],
+            )
+
+    def _scan(self, passages: Sequence[Passage], names: set[str]) -> None:
+        """Record which of `names` each passage mentions (normalized n-gram match)."""
+        names = {n for n in names if len(n) >= _MIN_NAME_CHARS}
+        if not names or not passages:
+            return
+        longest = min(_MAX_NAME_TOKENS, max(len(n.split()) for n in names))
+        pairs: list[tuple[str, str]] = []
+        for passage in passages:
+            tokens = normalize(f"{passage.title}. {passage.text}").split()
+            found = set()
+            for size in range(1, longest + 1):
+                for i in range(len(tokens) - size + 1):
+                    gram = " ".join(tokens[i : i + size])
+                    if gram in names:
+                        found.add(gram)
+            pairs.extend((name, passage.id) for name in found)
+        self.index.catalog.add_mentions(pairs)
+
+    def _scan_new_names(self) -> None:
+        """Scan every passage for names no earlier scan looked for, then remember them."""
+        idx = self.index
+        current = set(idx.graph.all_names()) | {
+            entity_key(r.title) for r in idx.catalog.documents()
+        }
+        new = {n for n in current - self._scanned if len(n) >= _MIN_NAME_CHARS}
+        if not new:
+            return
+        batch: list[Passage] = []
+        for passage in idx.catalog.iter_passages():
+            batch.append(passage)
+            if len(batch) >= 2000:
+                self._scan(batch, new)
+                batch = []
+        self._scan(batch, new)
+        idx.catalog.mark_scanned(new)
+        self._scanned |= new

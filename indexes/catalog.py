@@ -1,0 +1,299 @@
+"""The build's bookkeeping in SQLite: documents, passages, units, mentions and the extraction cache.
+
+SQLite commits are atomic, so after a kill -9 the catalog says exactly which documents finished;
+everything it has not marked done is redone on the next run, and every store upserts by
+content-derived ids, so redoing is idempotent.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from indexes.documents import Passage, Sentence
+from indexes.units import entity_key
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY, hash TEXT NOT NULL, title TEXT NOT NULL, source TEXT NOT NULL,
+    extract_key TEXT NOT NULL, complete INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS passages (
+    pid TEXT PRIMARY KEY, doc_id TEXT NOT NULL, position INTEGER NOT NULL, title TEXT NOT NULL,
+    text TEXT NOT NULL, sentences TEXT NOT NULL, title_key TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS passages_doc ON passages(doc_id);
+CREATE INDEX IF NOT EXISTS passages_title ON passages(title_key);
+CREATE TABLE IF NOT EXISTS units (
+    uid TEXT PRIMARY KEY, pid TEXT NOT NULL, doc_id TEXT NOT NULL, kind TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS units_doc ON units(doc_id);
+CREATE TABLE IF NOT EXISTS mentions (name TEXT NOT NULL, pid TEXT NOT NULL, PRIMARY KEY (name, pid));
+CREATE INDEX IF NOT EXISTS mentions_pid ON mentions(pid);
+CREATE TABLE IF NOT EXISTS scanned (name TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS extractions (
+    key TEXT PRIMARY KEY, pid TEXT NOT NULL, units TEXT NOT NULL, proposed INTEGER NOT NULL,
+    ungrounded INTEGER NOT NULL, invalid INTEGER NOT NULL,
+    prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """What the catalog remembers of an indexed document."""
+
+    doc_id: str
+    hash: str
+    title: str
+    source: str
+    extract_key: str
+    complete: bool
+
+
+class Catalog:
+    """SQLite catalog beside the Chroma folder."""
+
+    def __init__(self, path: Path) -> None:
+        """Open (creating if needed) the catalog database."""
+        self.path = path
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(_SCHEMA)
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This thread's connection: parallel hops read concurrently under WAL."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(
+                self.path, isolation_level=None, timeout=30, check_same_thread=False
+            )
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def close(self) -> None:
+        """Close every connection this catalog opened."""
+        with self._lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic write: all of it lands or none of it does."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # documents ------------------------------------------------------------------------------
+    def document(self, doc_id: str) -> DocumentRecord | None:
+        """The record of one document, or None."""
+        row = self.db.execute(
+            "SELECT doc_id, hash, title, source, extract_key, complete FROM documents WHERE doc_id=?",
+            (doc_id,),
+        ).fetchone()
+        return self._record(row) if row else None
+
+    @staticmethod
+    def _record(row: tuple) -> DocumentRecord:
+        doc_id, hash_, title, source, extract_key, complete = row
+        return DocumentRecord(doc_id, hash_, title, source, extract_key, bool(complete))
+
+    def documents(self) -> list[DocumentRecord]:
+        """Every document record."""
+        rows = self.db.execute(
+            "SELECT doc_id, hash, title, source, extract_key, complete FROM documents ORDER BY doc_id"
+        )
+        return [self._record(r) for r in rows]
+
+    def put_document(self, record: DocumentRecord, passages: list[Passage]) -> None:
+        """Record a document and its passages as indexed (replacing any earlier version)."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM passages WHERE doc_id=?", (record.doc_id,))
+            db.execute(
+                "INSERT OR REPLACE INTO documents VALUES (?,?,?,?,?,?)",
+                (
+                    record.doc_id,
+                    record.hash,
+                    record.title,
+                    record.source,
+                    record.extract_key,
+                    int(record.complete),
+                ),
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO passages VALUES (?,?,?,?,?,?,?)",
+                [
+                    (
+                        p.id,
+                        p.doc_id,
+                        p.position,
+                        p.title,
+                        p.text,
+                        json.dumps([[s.id, s.text] for s in p.sentences]),
+                        entity_key(p.title),
+                    )
+                    for p in passages
+                ],
+            )
+
+    def delete_document(self, doc_id: str) -> None:
+        """Forget a document, its passages, units and mentions."""
+        with self.transaction() as db:
+            pids = [r[0] for r in db.execute("SELECT pid FROM passages WHERE doc_id=?", (doc_id,))]
+            db.executemany("DELETE FROM mentions WHERE pid=?", [(p,) for p in pids])
+            db.execute("DELETE FROM units WHERE doc_id=?", (doc_id,))
+            db.execute("DELETE FROM passages WHERE doc_id=?", (doc_id,))
+            db.execute("DELETE FROM documents WHERE doc_id=?", (doc_id,))
+
+    # passages -------------------------------------------------------------------------------
+    @staticmethod
+    def _passage(row: tuple) -> Passage:
+        pid, doc_id, position, title, text, sentences, _ = row
+        return Passage(
+            id=pid,
+            doc_id=doc_id,
+            title=title,
+            position=position,
+            text=text,
+            sentences=tuple(Sentence(i, t) for i, t in json.loads(sentences)),
+        )
+
+    def passages(self, pids: Iterable[str]) -> list[Passage]:
+        """Passages by id, in the order asked (unknown ids are skipped)."""
+        wanted = list(dict.fromkeys(pids))
+        found: dict[str, Passage] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = self.db.execute(
+                f"SELECT * FROM passages WHERE pid IN ({','.join('?' * len(chunk))})", chunk
+            )
+            found.update((r[0], self._passage(r)) for r in rows)
+        return [found[p] for p in wanted if p in found]
+
+    def doc_passage_ids(self, doc_id: str) -> list[str]:
+        """Ids of a document's passages in reading order."""
+        rows = self.db.execute(
+            "SELECT pid FROM passages WHERE doc_id=? ORDER BY position", (doc_id,)
+        )
+        return [r[0] for r in rows]
+
+    def iter_passages(self, batch: int = 2000) -> Iterator[Passage]:
+        """Every stored passage."""
+        cursor = self.db.execute("SELECT * FROM passages ORDER BY doc_id, position")
+        while rows := cursor.fetchmany(batch):
+            yield from (self._passage(r) for r in rows)
+
+    def titled(self, title_key: str) -> list[str]:
+        """Passages of the documents whose title, as an entity key, is `title_key`."""
+        rows = self.db.execute(
+            "SELECT pid FROM passages WHERE title_key=? ORDER BY doc_id, position", (title_key,)
+        )
+        return [r[0] for r in rows]
+
+    # units ----------------------------------------------------------------------------------
+    def put_units(self, doc_id: str, units: Iterable[tuple[str, str, str]]) -> None:
+        """Record (unit id, passage id, kind) for a document's units."""
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO units VALUES (?,?,?,?)",
+                [(uid, pid, doc_id, kind) for uid, pid, kind in units],
+            )
+
+    def unit_ids(self, doc_id: str) -> list[str]:
+        """Ids of a document's units."""
+        return [r[0] for r in self.db.execute("SELECT uid FROM units WHERE doc_id=?", (doc_id,))]
+
+    def delete_units(self, doc_id: str) -> None:
+        """Forget a document's units (before replacing them)."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM units WHERE doc_id=?", (doc_id,))
+
+    # mentions -------------------------------------------------------------------------------
+    def add_mentions(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Record (normalized name, passage id) pairs."""
+        with self.transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO mentions VALUES (?,?)", list(pairs))
+
+    def mentioning(self, name_key: str) -> list[str]:
+        """Passages whose text mentions the normalized name."""
+        return [r[0] for r in self.db.execute("SELECT pid FROM mentions WHERE name=?", (name_key,))]
+
+    def mentioned_in(self, pid: str) -> list[str]:
+        """Normalized names mentioned in a passage."""
+        return [r[0] for r in self.db.execute("SELECT name FROM mentions WHERE pid=?", (pid,))]
+
+    def scanned_names(self) -> set[str]:
+        """Every name that all passages have been scanned for."""
+        return {r[0] for r in self.db.execute("SELECT name FROM scanned")}
+
+    def mark_scanned(self, names: Iterable[str]) -> None:
+        """Remember that every passage has been scanned for these names."""
+        with self.transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO scanned VALUES (?)", [(n,) for n in names])
+
+    def forget_names(self, names: Iterable[str]) -> None:
+        """Drop the mentions of names that no longer exist."""
+        with self.transaction() as db:
+            for name in names:
+                db.execute("DELETE FROM mentions WHERE name=?", (name,))
+                db.execute("DELETE FROM scanned WHERE name=?", (name,))
+
+    # extraction cache -----------------------------------------------------------------------
+    def cached_extraction(self, key: str) -> tuple[str, int, int, int] | None:
+        """(units json, proposed, ungrounded, invalid) for a cache key, or None."""
+        row = self.db.execute(
+            "SELECT units, proposed, ungrounded, invalid FROM extractions WHERE key=?", (key,)
+        ).fetchone()
+        return (row[0], row[1], row[2], row[3]) if row else None
+
+    def cache_extraction(
+        self,
+        key: str,
+        pid: str,
+        units_json: str,
+        counts: tuple[int, int, int],
+        tokens: tuple[int, int],
+    ) -> None:
+        """Store one passage's extraction result under its cache key."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO extractions VALUES (?,?,?,?,?,?,?,?)",
+                (key, pid, units_json, *counts, *tokens),
+            )
+
+    # figures --------------------------------------------------------------------------------
+    def counts(self) -> dict[str, object]:
+        """Figures for `resin stats`."""
+        one = self.db.execute
+        kinds = dict(one("SELECT kind, COUNT(*) FROM units GROUP BY kind").fetchall())
+        proposed, ungrounded, invalid, prompt, completion = one(
+            "SELECT COALESCE(SUM(proposed),0), COALESCE(SUM(ungrounded),0), COALESCE(SUM(invalid),0),"
+            " COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0) FROM extractions"
+        ).fetchone()
+        return {
+            "documents": one("SELECT COUNT(*) FROM documents").fetchone()[0],
+            "incomplete_documents": one(
+                "SELECT COUNT(*) FROM documents WHERE complete=0"
+            ).fetchone()[0],
+            "passages": one("SELECT COUNT(*) FROM passages").fetchone()[0],
+            "units": sum(kinds.values()),
+            "units_by_kind": kinds,
+            "proposed_units": proposed,
+            "ungrounded_units": ungrounded,
+            "invalid_units": invalid,
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+        }

@@ -1,0 +1,244 @@
+"""Documents → passages → sentences, each with an id derived from content.
+
+Re-reading the same text yields the same ids, which is what makes indexing idempotent:
+every store upserts by these ids and the extraction cache is keyed by the passage hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SUPPORTED_SUFFIXES = (".txt", ".md", ".jsonl")
+MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_DOCUMENT_CHARS = 2_000_000
+
+# A sentence ends at . ! or ? followed by whitespace and an upper-case letter, digit or quote;
+# common abbreviations are protected so "Dr. Varn" stays one sentence.
+_ABBREVIATIONS = (
+    "Mr",
+    "Mrs",
+    "Ms",
+    "Dr",
+    "St",
+    "Prof",
+    "Jr",
+    "Sr",
+    "vs",
+    "etc",
+    "e.g",
+    "i.e",
+    "No",
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
+_ABBREV_TAIL = re.compile(r"(?:^|\s)(?:" + "|".join(re.escape(a) for a in _ABBREVIATIONS) + r")\.$")
+_INITIAL_TAIL = re.compile(r"(?:^|\s)[A-Z]\.$")
+
+
+class DocumentError(ValueError):
+    """A file or record that cannot be indexed; the message names the file and the problem."""
+
+
+def content_hash(*parts: str, length: int = 16) -> str:
+    """Return a short, stable hex digest of the given strings."""
+    digest = hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()
+    return digest[:length]
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a passage; its id is the passage id plus its position."""
+
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A sentence-aligned slice of a document: the unit of extraction and of retrieval."""
+
+    id: str
+    doc_id: str
+    title: str
+    position: int
+    text: str
+    sentences: tuple[Sentence, ...]
+
+    @property
+    def hash(self) -> str:
+        """Content hash used as the extraction cache key."""
+        return content_hash(self.title, self.text)
+
+
+@dataclass(frozen=True)
+class Document:
+    """A source document as read from a file or a JSONL record."""
+
+    id: str
+    title: str
+    text: str
+    source: str = ""
+    hash: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hash", content_hash(self.id, self.title, self.text))
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split text into sentences on end punctuation, keeping abbreviations and initials intact."""
+    pieces: list[str] = []
+    for block in re.split(r"\n\s*\n", text):
+        block = " ".join(block.split())
+        if not block:
+            continue
+        start = 0
+        for match in _SENTENCE_END.finditer(block):
+            head = block[start : match.start()].rstrip()
+            if _ABBREV_TAIL.search(head) or _INITIAL_TAIL.search(head):
+                continue
+            pieces.append(head)
+            start = match.end()
+        tail = block[start:].strip()
+        if tail:
+            pieces.append(tail)
+    return [p for p in pieces if p.strip()]
+
+
+def make_passages(doc: Document, max_chars: int = 800) -> list[Passage]:
+    """Group a document's sentences into passages of at most `max_chars` (a sentence never splits)."""
+    sentences = split_sentences(doc.text)
+    groups: list[list[str]] = []
+    current: list[str] = []
+    size = 0
+    for sentence in sentences:
+        if current and size + len(sentence) + 1 > max_chars:
+            groups.append(current)
+            current, size = [], 0
+        current.append(sentence)
+        size += len(sentence) + 1
+    if current:
+        groups.append(current)
+    passages = []
+    for position, group in enumerate(groups):
+        text = " ".join(group)
+        pid = "p" + content_hash(doc.id, str(position), text, length=15)
+        passages.append(
+            Passage(
+                id=pid,
+                doc_id=doc.id,
+                title=doc.title,
+                position=position,
+                text=text,
+                sentences=tuple(Sentence(f"{pid}:{i}", s) for i, s in enumerate(group)),
+            )
+        )
+    return passages
+
+
+def _decode(path: Path, data: bytes) -> str:
+    if not data.strip():
+        raise DocumentError(f"{path}: file is empty")
+    if b"\x00" in data[:8192]:
+        raise DocumentError(f"{path}: looks binary (NUL bytes), not text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
+
+
+def _title_of(path: Path, text: str) -> tuple[str, str]:
+    """Take a leading Markdown heading as the title, else the file name."""
+    lines = text.lstrip().splitlines()
+    if lines and lines[0].startswith("#"):
+        return lines[0].lstrip("#").strip(), "\n".join(lines[1:])
+    return path.stem.replace("_", " ").replace("-", " "), text
+
+
+def _check_size(doc_id: str, source: str, text: str) -> None:
+    if len(text) > MAX_DOCUMENT_CHARS:
+        raise DocumentError(
+            f"{source}: document {doc_id!r} has {len(text):,} characters, over the "
+            f"{MAX_DOCUMENT_CHARS:,} limit; split it into smaller documents"
+        )
+
+
+def read_file(path: Path, root: Path | None = None) -> list[Document]:
+    """Read one .txt, .md or .jsonl file into documents, raising `DocumentError` on bad input."""
+    if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+        raise DocumentError(
+            f"{path}: unsupported file type {path.suffix!r} (use .txt, .md, .jsonl)"
+        )
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise DocumentError(f"{path}: {size:,} bytes is over the {MAX_FILE_BYTES:,}-byte limit")
+    text = _decode(path, path.read_bytes())
+    if path.suffix.lower() == ".jsonl":
+        return list(_read_jsonl(path, text))
+    rel = path.relative_to(root) if root and path.is_relative_to(root) else Path(path.name)
+    doc_id = rel.with_suffix("").as_posix()
+    title, body = _title_of(path, text)
+    _check_size(doc_id, str(path), body)
+    if not body.strip():
+        raise DocumentError(f"{path}: no text after the title")
+    return [Document(id=doc_id, title=title, text=body, source=str(path))]
+
+
+def _read_jsonl(path: Path, text: str) -> Iterator[Document]:
+    seen: set[str] = set()
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DocumentError(f"{path}:{lineno}: malformed JSON ({exc.msg})") from exc
+        if not isinstance(record, dict) or not isinstance(record.get("text"), str):
+            raise DocumentError(f"{path}:{lineno}: expected an object with a string 'text'")
+        doc_id = str(record.get("id") or record.get("title") or f"{path.stem}-{lineno}")
+        if doc_id in seen:
+            raise DocumentError(f"{path}:{lineno}: duplicate document id {doc_id!r}")
+        seen.add(doc_id)
+        if not record["text"].strip():
+            raise DocumentError(f"{path}:{lineno}: document {doc_id!r} has empty text")
+        _check_size(doc_id, f"{path}:{lineno}", record["text"])
+        title = str(record.get("title") or doc_id)
+        yield Document(id=doc_id, title=title, text=record["text"], source=f"{path}:{lineno}")
+
+
+def iter_files(paths: Iterable[str | Path]) -> Iterator[tuple[Path, Path | None]]:
+    """Yield (file, root folder) for every supported file under the given paths, sorted."""
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                if child.is_file() and child.suffix.lower() in SUPPORTED_SUFFIXES:
+                    yield child, path
+        else:
+            yield path, None
+
+
+def load_documents(paths: Iterable[str | Path]) -> tuple[list[Document], list[DocumentError]]:
+    """Load every document under `paths`; bad files become errors while the rest still load."""
+    documents: list[Document] = []
+    errors: list[DocumentError] = []
+    seen: dict[str, str] = {}
+    for path, root in iter_files(paths):
+        try:
+            if not path.exists():
+                raise DocumentError(f"{path}: no such file or folder")
+            for doc in read_file(path, root):
+                if doc.id in seen:
+                    raise DocumentError(
+                        f"{doc.source}: duplicate document id {doc.id!r} (also in {seen[doc.id]})"
+                    )
+                seen[doc.id] = doc.source
+                documents.append(doc)
+        except DocumentError as exc:
+            errors.append(exc)
+        except OSError as exc:
+            errors.append(DocumentError(f"{path}: cannot read ({exc.strerror})"))
+    return documents, errors

@@ -1,0 +1,268 @@
+"""One schema-constrained model call per passage, then grounding checked by code.
+
+The model proposes; code disposes. A unit survives only if its evidence quote matches a sentence of
+its own passage and its subject (and object, for graph edges) are written in that sentence. The
+code, never the model, assigns passage and sentence ids.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, Field, ValidationError
+
+from indexes.documents import Passage
+from indexes.units import ReasoningUnit, UnitKind, entity_key, normalize
+from prompts import EXTRACT_EXAMPLE_OUTPUT, EXTRACT_EXAMPLE_USER, EXTRACT_SYSTEM, EXTRACT_USER
+
+MAX_UNITS_PER_PASSAGE = 24
+QUOTE_MATCH_RATIO = 0.85
+_STOP = frozenset(
+    "a an the of in on at to for by with and or is are was were be been it its this that as from".split()
+)
+_NEGATION = re.compile(r"\b(?:not|never|no longer|cannot|without)\b|n't\b", re.I)
+_POSSIBLE = re.compile(r"\b(?:may|might|can|could|sometimes|often)\b", re.I)
+
+
+class UnitDraft(BaseModel):
+    """What the model writes for one unit: one flat shape for all six kinds.
+
+    A flat shape with every field required is what a small model can fill under a grammar; code
+    maps it onto each kind's fields (cause → effect for causal edges, condition → conclusion for
+    rules). The quote comes first so the model copies the sentence, then picks its parts.
+    """
+
+    quote: str = Field(min_length=1, description="one sentence of the passage, copied")
+    kind: UnitKind
+    subject: str = Field(min_length=1, description="entity, type, cause or condition")
+    predicate: str = Field(description="relation or property, e.g. 'designed by'")
+    object: str = Field(min_length=1, description="value, entity, type, effect or conclusion")
+
+
+class ExtractionOutput(BaseModel):
+    """The structured output of the extraction call."""
+
+    units: list[UnitDraft] = Field(default_factory=list, max_length=MAX_UNITS_PER_PASSAGE)
+
+
+def unit_fields(draft: UnitDraft) -> dict[str, Any]:
+    """The `ReasoningUnit` fields a draft stands for, by kind; qualifiers read off the predicate."""
+    fields: dict[str, Any] = {"kind": draft.kind, "predicate": draft.predicate.strip()}
+    subject, obj = draft.subject.strip(), draft.object.strip()
+    if draft.kind == "causal-edge":
+        fields.update(source_state=subject, target_state=obj)
+        fields["predicate"] = fields["predicate"] or "causes"
+    elif draft.kind == "rule":
+        conditions = [c.strip() for c in re.split(r"\band\b", subject) if c.strip()]
+        fields.update(conditions=conditions, conclusion=obj)
+    else:
+        fields.update(subject=subject, object=obj)
+        if draft.kind == "entity-type":
+            fields["predicate"] = fields["predicate"] or "is a"
+    if _NEGATION.search(draft.predicate):
+        fields["polarity"] = "negative"
+    if _POSSIBLE.search(draft.predicate):
+        fields["modality"] = "possible"
+    return fields
+
+
+def json_schema_format(
+    schema: type[BaseModel], limits: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """An OpenAI-style `response_format` constraining output to the schema.
+
+    `limits` caps arrays (maxItems) and strings (maxLength) in the constraint only, so a small
+    model's grammar-bound output ends inside its token budget; parsing stays lenient.
+    """
+    body = schema.model_json_schema()
+    if limits:
+        _cap(body, limits)
+    return {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": body}}
+
+
+def _cap(node: Any, limits: dict[str, int]) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "array" and "items" in node:
+            node["maxItems"] = min(node.get("maxItems", limits["items"]), limits["items"])
+        if node.get("type") == "string" and "enum" not in node:
+            node["maxLength"] = min(node.get("maxLength", limits["chars"]), limits["chars"])
+        for value in node.values():
+            _cap(value, limits)
+    elif isinstance(node, list):
+        for value in node:
+            _cap(value, limits)
+
+
+# Enough for every claim of a short passage, small enough that a 135M model's JSON closes in time.
+EXTRACTION_LIMITS = {"items": 3, "chars": 200}
+# Room for the longest output the capped schema allows, so the JSON always closes.
+EXTRACTION_MAX_TOKENS = 400
+
+
+def token_usage(message: BaseMessage) -> tuple[int, int]:
+    """Prompt and completion tokens as reported by the backend (0 when it reports none)."""
+    usage = getattr(message, "usage_metadata", None) or {}
+    return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+
+
+@dataclass
+class ExtractionResult:
+    """Units kept for one passage, with what was dropped and what it cost."""
+
+    passage_id: str
+    units: list[ReasoningUnit] = field(default_factory=list)
+    proposed: int = 0
+    ungrounded: int = 0
+    invalid: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """False when the model never gave a parseable answer: the passage is retried next run."""
+        return self.error is None
+
+
+def _content_tokens(text: str) -> set[str]:
+    return {t for t in normalize(text).split() if t not in _STOP}
+
+
+def match_sentences(quote: str, passage: Passage) -> list[str]:
+    """Ids of the passage sentences the quote reproduces (normalized, fuzzy); [] if none."""
+    q = normalize(quote)
+    if len(q) < 8:
+        return []
+    sentences = [(s.id, normalize(s.text)) for s in passage.sentences]
+    # A quote may cover one sentence, a clause of one, or run across two neighbours.
+    windows = sentences + [
+        (f"{a[0]} {b[0]}", f"{a[1]} {b[1]}") for a, b in zip(sentences, sentences[1:], strict=False)
+    ]
+    best_ids, best = "", 0.0
+    for ids, text in windows:
+        if q == text:
+            return ids.split()
+        if q in text and len(q) >= 0.5 * len(text):
+            score = 1.0
+        elif " " not in ids and len(text) >= 20 and q.startswith(text):
+            score = 1.0  # the quote copies this sentence and runs on past its end
+        else:
+            matcher = SequenceMatcher(None, q, text, autojunk=False)
+            if matcher.real_quick_ratio() < QUOTE_MATCH_RATIO:
+                continue
+            score = matcher.ratio()
+        if score > best:
+            best_ids, best = ids, score
+    return best_ids.split() if best >= QUOTE_MATCH_RATIO else []
+
+
+def _mentioned(name: str, sentence_tokens: set[str]) -> bool:
+    """A name is written in a sentence when most of its content words are there."""
+    tokens = _content_tokens(name)
+    if not tokens:
+        return False
+    return len(tokens & sentence_tokens) >= max(1, (len(tokens) + 1) // 2)
+
+
+def ground(draft: UnitDraft, passage: Passage) -> ReasoningUnit | None:
+    """A grounded unit, or None when the quote or the names it links are not in the passage."""
+    sentence_ids = match_sentences(draft.quote, passage)
+    if not sentence_ids:
+        return None
+    by_id = {s.id: s.text for s in passage.sentences}
+    evidence = " ".join(by_id[i] for i in sentence_ids)
+    tokens = _content_tokens(evidence)
+    head, tail = draft.subject, draft.object
+    if not (_mentioned(head, tokens) and _mentioned(tail, tokens)):
+        return None
+    if entity_key(head) == entity_key(tail):  # "X is a X": a small model's favourite non-fact
+        return None
+    return ReasoningUnit(
+        **unit_fields(draft),
+        evidence=evidence,
+        passage_id=passage.id,
+        doc_id=passage.doc_id,
+        sentence_ids=sentence_ids,
+    )
+
+
+def _type_subjects(units: list[ReasoningUnit]) -> None:
+    """Fill subject types from the passage's own entity-type units (X is a Y → X's type is Y)."""
+    types = {entity_key(u.subject): u.object for u in units if u.kind == "entity-type"}
+    for unit in units:
+        if not unit.subject_type and entity_key(unit.subject) in types:
+            unit.subject_type = types[entity_key(unit.subject)]
+
+
+def _parse(content: str) -> list[dict[str, Any]]:
+    """Parse the model's JSON leniently: a fenced block or a bare list are accepted too."""
+    text = content.strip()
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+    if fenced:
+        text = fenced.group(1)
+    data = json.loads(text)
+    if isinstance(data, list):
+        data = {"units": data}
+    if not isinstance(data, dict) or not isinstance(data.get("units"), list):
+        raise ValueError("expected an object with a 'units' list")
+    return [u for u in data["units"] if isinstance(u, dict)]
+
+
+def extraction_messages(passage: Passage) -> list[BaseMessage]:
+    """The system and user messages for one passage."""
+    return [
+        SystemMessage(EXTRACT_SYSTEM),
+        HumanMessage(EXTRACT_EXAMPLE_USER),
+        AIMessage(EXTRACT_EXAMPLE_OUTPUT),
+        HumanMessage(EXTRACT_USER.format(title=passage.title, text=passage.text)),
+    ]
+
+
+def extract_passage(model: BaseChatModel, passage: Passage, attempts: int = 2) -> ExtractionResult:
+    """Extract, validate and ground the units of one passage; never raises on model output."""
+    result = ExtractionResult(passage_id=passage.id)
+    constrained = model.bind(
+        response_format=json_schema_format(ExtractionOutput, EXTRACTION_LIMITS),
+        max_tokens=EXTRACTION_MAX_TOKENS,
+    )
+    messages = extraction_messages(passage)
+    for _ in range(attempts):
+        try:
+            reply = constrained.invoke(messages)
+        except Exception as exc:  # noqa: BLE001 - a backend fault fails this passage, not the build
+            result.error = f"model call failed: {type(exc).__name__}: {exc}"[:300]
+            continue
+        prompt_tokens, completion_tokens = token_usage(reply)
+        result.prompt_tokens += prompt_tokens
+        result.completion_tokens += completion_tokens
+        try:
+            raw_units = _parse(str(reply.content))
+        except (ValueError, json.JSONDecodeError) as exc:
+            result.error = f"unparseable model output: {exc}"[:300]
+            continue
+        result.error = None
+        seen: set[str] = set()
+        for raw in raw_units[:MAX_UNITS_PER_PASSAGE]:
+            result.proposed += 1
+            try:
+                draft = UnitDraft.model_validate(raw)
+                unit = ground(draft, passage)
+            except ValidationError:
+                result.invalid += 1
+                continue
+            if unit is None:
+                result.ungrounded += 1
+            elif unit.id not in seen:
+                seen.add(unit.id)
+                result.units.append(unit)
+        _type_subjects(result.units)
+        result.proposed += max(0, len(raw_units) - MAX_UNITS_PER_PASSAGE)
+        result.invalid += max(0, len(raw_units) - MAX_UNITS_PER_PASSAGE)
+        break
+    return result

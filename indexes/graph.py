@@ -1,0 +1,221 @@
+"""The cause → effect knowledge graph (SARG) over entity clusters, persisted atomically as JSON.
+
+Nodes are clusters of entity names: exact matches on the normalized name first, then embedding
+cosine ≥ the merge threshold. Edges come from `relation` and `causal-edge` units; an edge's weight
+is how many distinct units support it and its provenance is their ids, so deleting a document
+removes exactly the support it gave.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from indexes.documents import content_hash
+from indexes.units import ReasoningUnit, entity_key
+
+DEFAULT_MERGE_THRESHOLD = 0.85
+
+
+class EntityGraph:
+    """A networkx DiGraph of entity clusters with unit provenance on nodes and edges."""
+
+    def __init__(self, path: Path, merge_threshold: float = DEFAULT_MERGE_THRESHOLD) -> None:
+        """Load the graph at `path` if it exists, else start empty."""
+        self.path = path
+        self.merge_threshold = merge_threshold
+        self.g: nx.DiGraph = nx.DiGraph()
+        if path.exists():
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self.g = nx.node_link_graph(data, directed=True, edges="links")
+        self._by_key: dict[str, str] = {}
+        for node, attrs in self.g.nodes(data=True):
+            for name in attrs["names"]:
+                self._by_key[entity_key(name)] = node
+        self._vec_ids: list[str] = []
+        self._vecs = np.zeros((0, 0), dtype=np.float32)
+
+    # clustering -----------------------------------------------------------------------------
+    def load_vectors(self, keys: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
+        """Give the graph the name vectors it clusters against (keyed by entity key)."""
+        pairs = [(k, v) for k, v in zip(keys, vectors, strict=True) if k in self._by_key]
+        self._vec_ids = []
+        self._vecs = np.zeros((0, 0), dtype=np.float32)
+        if pairs:
+            self._append_vectors(
+                [k for k, _ in pairs], np.asarray([v for _, v in pairs], np.float32)
+            )
+
+    def unknown_keys(self, names: Iterable[str]) -> list[str]:
+        """Entity keys among `names` that no node holds yet (these need vectors to cluster)."""
+        return list(
+            dict.fromkeys(k for n in names if (k := entity_key(n)) and k not in self._by_key)
+        )
+
+    def resolve(self, names: Sequence[str], vectors: dict[str, Sequence[float]]) -> dict[str, str]:
+        """Map names to node ids: exact key, else nearest cluster ≥ threshold, else a new node.
+
+        New names are compared, in one matrix product, to every known name and to each other, so
+        clustering a batch costs one BLAS call rather than one scan per name.
+        """
+        mapping: dict[str, str] = {}
+        fresh = [
+            k for k in dict.fromkeys(entity_key(n) for n in names) if k and k not in self._by_key
+        ]
+        with_vec = [k for k in fresh if k in vectors]
+        batch = np.asarray([vectors[k] for k in with_vec], dtype=np.float32)
+        known = self._vecs[: len(self._vec_ids)]
+        best_known = (
+            (known @ batch.T)
+            if len(self._vec_ids) and len(with_vec)
+            else np.zeros((0, len(with_vec)))
+        )
+        among = batch @ batch.T if len(with_vec) else np.zeros((0, 0))
+        row = {k: i for i, k in enumerate(with_vec)}
+        for key in fresh:
+            node = None
+            i = row.get(key)
+            if i is not None and best_known.shape[0]:
+                j = int(np.argmax(best_known[:, i]))
+                if best_known[j, i] >= self.merge_threshold:
+                    node = self._by_key[self._vec_ids[j]]
+            if node is None and i is not None:
+                earlier = [m for m in range(i) if among[i, m] >= self.merge_threshold]
+                if earlier:
+                    node = self._by_key[with_vec[max(earlier, key=lambda m: among[i, m])]]
+            if node is None:
+                node = "n" + content_hash(key, length=12)
+                self.g.add_node(node, names=[], units=[])
+            self._by_key[key] = node
+        if with_vec:
+            self._append_vectors(with_vec, batch)
+        for name in names:
+            key = entity_key(name)
+            if not key:
+                continue
+            node = self._by_key[key]
+            held = self.g.nodes[node]["names"]
+            if key not in {entity_key(n) for n in held}:
+                held.append(name.strip())
+            mapping[name] = node
+        return mapping
+
+    def _append_vectors(self, keys: list[str], batch: np.ndarray) -> None:
+        """Grow the name-vector matrix geometrically so appends stay amortized O(1)."""
+        used = len(self._vec_ids)
+        need = used + len(keys)
+        if self._vecs.shape[0] < need or self._vecs.shape[1] != batch.shape[1]:
+            grown = np.zeros((max(need, 2 * self._vecs.shape[0], 256), batch.shape[1]), np.float32)
+            if used:
+                grown[:used] = self._vecs[:used]
+            self._vecs = grown
+        self._vecs[used:need] = batch
+        self._vec_ids.extend(keys)
+
+    def node_of(self, name: str) -> str | None:
+        """The node holding this exact (normalized) name, if any."""
+        return self._by_key.get(entity_key(name))
+
+    # units ----------------------------------------------------------------------------------
+    def add_units(
+        self, units: Iterable[ReasoningUnit], vectors: dict[str, Sequence[float]]
+    ) -> None:
+        """Attach units to their subject nodes and add SARG edges; idempotent per unit id."""
+        units = list(units)
+        nodes = self.resolve([n for u in units for n in _endpoints(u)], vectors)
+        for unit in units:
+            head, *rest = _endpoints(unit)
+            if head not in nodes:
+                continue
+            h = nodes[head]
+            _add_once(self.g.nodes[h]["units"], unit.id)
+            edge = unit.edge
+            if edge is None:
+                continue
+            relation = edge[1]
+            t = nodes.get(rest[0]) if rest else None
+            if t is None or h == t:
+                continue
+            if not self.g.has_edge(h, t):
+                self.g.add_edge(h, t, relations=[], provenance=[], weight=0)
+            attrs = self.g.edges[h, t]
+            if _add_once(attrs["provenance"], unit.id):
+                _add_once(attrs["relations"], relation)
+                attrs["weight"] = len(attrs["provenance"])
+            _add_once(self.g.nodes[t]["units"], unit.id)
+
+    def remove_units(self, unit_ids: Iterable[str]) -> list[str]:
+        """Drop these units' support; remove emptied edges and orphan nodes (returned as keys)."""
+        gone = set(unit_ids)
+        if not gone:
+            return []
+        for h, t, attrs in list(self.g.edges(data=True)):
+            kept = [u for u in attrs["provenance"] if u not in gone]
+            if not kept:
+                self.g.remove_edge(h, t)
+            elif len(kept) != len(attrs["provenance"]):
+                attrs["provenance"], attrs["weight"] = kept, len(kept)
+        removed_keys: list[str] = []
+        for node, attrs in list(self.g.nodes(data=True)):
+            attrs["units"] = [u for u in attrs["units"] if u not in gone]
+            if not attrs["units"] and self.g.degree(node) == 0:
+                keys = [entity_key(n) for n in attrs["names"]]
+                removed_keys.extend(keys)
+                self.g.remove_node(node)
+        for key in removed_keys:
+            self._by_key.pop(key, None)
+        if removed_keys:
+            keep = [i for i, k in enumerate(self._vec_ids) if k in self._by_key]
+            kept_keys, kept_vecs = [self._vec_ids[i] for i in keep], self._vecs[keep]
+            self._vec_ids, self._vecs = [], np.zeros((0, 0), dtype=np.float32)
+            if keep:
+                self._append_vectors(kept_keys, kept_vecs)
+        return removed_keys
+
+    # reading --------------------------------------------------------------------------------
+    def names(self, node: str) -> list[str]:
+        """Every name (the first is the display name) of a node."""
+        return list(self.g.nodes[node]["names"])
+
+    def all_names(self) -> dict[str, str]:
+        """Entity key → node id for every name in the graph."""
+        return dict(self._by_key)
+
+    def stats(self) -> dict[str, Any]:
+        """Node and edge counts."""
+        return {"graph_nodes": self.g.number_of_nodes(), "graph_edges": self.g.number_of_edges()}
+
+    def save(self) -> None:
+        """Write the graph atomically: a temp file in the same folder, then rename over."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        data = nx.node_link_data(self.g, edges="links")
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".graph-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, ensure_ascii=False)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def _endpoints(unit: ReasoningUnit) -> list[str]:
+    """The names a unit touches: its subject (or cause), and its object (or effect) for edges."""
+    edge = unit.edge
+    return [edge[0], edge[2]] if edge else [unit.subject]
+
+
+def _add_once(items: list[str], item: str) -> bool:
+    if item in items:
+        return False
+    items.append(item)
+    return True

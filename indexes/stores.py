@@ -1,0 +1,168 @@
+"""Vector store behind a small interface: units, passages and entity names in Chroma.
+
+Chroma is always handed vectors we computed with our own embedder; its collections are created
+without an embedding function, so it can never fall back to its download-on-first-use default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+COLLECTIONS = ("units", "passages", "entities")
+Vector = Sequence[float] | np.ndarray
+Vectors = Sequence[Sequence[float]] | np.ndarray
+_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result: id, cosine similarity, stored text and metadata."""
+
+    id: str
+    score: float
+    text: str
+    metadata: dict[str, Any]
+
+
+class VectorIndex(Protocol):
+    """What the build and the tools need from a vector store."""
+
+    def upsert(
+        self,
+        collection: str,
+        ids: Sequence[str],
+        vectors: Vectors,
+        texts: Sequence[str],
+        metadatas: Sequence[dict[str, Any]],
+    ) -> None:
+        """Insert or replace records."""
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        """Remove records by id (unknown ids are ignored)."""
+
+    def search(
+        self, collection: str, vector: Vector, k: int, where: dict[str, Any] | None = None
+    ) -> list[Hit]:
+        """The k nearest records, best first."""
+
+    def get(self, collection: str, ids: Sequence[str]) -> list[Hit]:
+        """Records by id (score 1.0), in no particular order."""
+
+    def vectors(self, collection: str) -> tuple[list[str], list[list[float]]]:
+        """Every id and vector of a collection."""
+
+    def get_vectors(self, collection: str, ids: Sequence[str]) -> list[tuple[str, list[float]]]:
+        """(id, vector) for the given ids."""
+
+    def count(self, collection: str) -> int:
+        """Number of records in a collection."""
+
+
+class ChromaIndex:
+    """Chroma-backed `VectorIndex`, embedded (PersistentClient) or remote (HttpClient)."""
+
+    def __init__(self, client: Any) -> None:
+        """Wrap a Chroma client and open (or create) our three cosine collections."""
+        self.client = client
+        self._collections = {
+            name: client.get_or_create_collection(
+                name, embedding_function=None, metadata={"hnsw:space": "cosine"}
+            )
+            for name in COLLECTIONS
+        }
+
+    def upsert(
+        self,
+        collection: str,
+        ids: Sequence[str],
+        vectors: Vectors,
+        texts: Sequence[str],
+        metadatas: Sequence[dict[str, Any]],
+    ) -> None:
+        """Insert or replace records, in batches Chroma accepts."""
+        target = self._collections[collection]
+        for s in range(0, len(ids), _BATCH):
+            target.upsert(
+                ids=list(ids[s : s + _BATCH]),
+                embeddings=np.asarray(vectors[s : s + _BATCH], dtype=np.float32),
+                documents=list(texts[s : s + _BATCH]),
+                metadatas=[dict(m) for m in metadatas[s : s + _BATCH]],
+            )
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        """Remove records by id."""
+        for s in range(0, len(ids), _BATCH):
+            self._collections[collection].delete(ids=list(ids[s : s + _BATCH]))
+
+    def search(
+        self, collection: str, vector: Vector, k: int, where: dict[str, Any] | None = None
+    ) -> list[Hit]:
+        """The k nearest records by cosine similarity."""
+        target = self._collections[collection]
+        if k <= 0 or target.count() == 0:
+            return []
+        res = target.query(
+            query_embeddings=np.asarray([vector], dtype=np.float32),
+            n_results=k,
+            where=where or None,
+            include=["documents", "metadatas", "distances"],
+        )
+        return [
+            Hit(i, 1.0 - float(d), t or "", dict(m or {}))
+            for i, d, t, m in zip(
+                res["ids"][0],
+                res["distances"][0],
+                res["documents"][0],
+                res["metadatas"][0],
+                strict=True,
+            )
+        ]
+
+    def get(self, collection: str, ids: Sequence[str]) -> list[Hit]:
+        """Records by id."""
+        if not ids:
+            return []
+        res = self._collections[collection].get(ids=list(ids), include=["documents", "metadatas"])
+        return [
+            Hit(i, 1.0, t or "", dict(m or {}))
+            for i, t, m in zip(res["ids"], res["documents"], res["metadatas"], strict=True)
+        ]
+
+    def vectors(self, collection: str) -> tuple[list[str], list[list[float]]]:
+        """Every id and vector of a collection."""
+        res = self._collections[collection].get(include=["embeddings"])
+        embeddings = res["embeddings"]
+        return list(res["ids"]), [
+            list(map(float, v)) for v in (embeddings if embeddings is not None else [])
+        ]
+
+    def get_vectors(self, collection: str, ids: Sequence[str]) -> list[tuple[str, list[float]]]:
+        """(id, vector) for the given ids."""
+        if not ids:
+            return []
+        res = self._collections[collection].get(ids=list(ids), include=["embeddings"])
+        return [
+            (i, list(map(float, v))) for i, v in zip(res["ids"], res["embeddings"], strict=True)
+        ]
+
+    def count(self, collection: str) -> int:
+        """Number of records in a collection."""
+        return int(self._collections[collection].count())
+
+
+def open_vector_index(path: Path, host: str | None = None, port: int = 8000) -> ChromaIndex:
+    """Embedded Chroma under `path`, or the Chroma server at `host:port` when a host is given."""
+    import chromadb
+    from chromadb.config import Settings
+
+    settings = Settings(anonymized_telemetry=False)
+    if host:
+        client = chromadb.HttpClient(host=host, port=port, settings=settings)
+    else:
+        client = chromadb.PersistentClient(path=str(path / "chroma"), settings=settings)
+    return ChromaIndex(client)

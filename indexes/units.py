@@ -1,0 +1,108 @@
+"""The typed reasoning unit: an address into a source sentence, with a claim in one of six shapes."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Literal, get_args
+
+from pydantic import BaseModel, Field, model_validator
+
+from indexes.documents import content_hash
+
+UnitKind = Literal["entity-fact", "type-property", "entity-type", "relation", "causal-edge", "rule"]
+UNIT_KINDS: tuple[UnitKind, ...] = get_args(UnitKind)
+# Kinds whose subject → object is an edge of the cause → effect graph (the SARG triples).
+GRAPH_KINDS: frozenset[str] = frozenset({"relation", "causal-edge"})
+
+Modality = Literal["asserted", "possible", "necessary", "hypothetical"]
+Polarity = Literal["positive", "negative"]
+
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    "entity-fact": ("subject", "predicate", "object"),
+    "type-property": ("subject", "predicate", "object"),
+    "entity-type": ("subject", "object"),
+    "relation": ("subject", "predicate", "object"),
+    "causal-edge": ("source_state", "target_state"),
+    "rule": ("conditions", "conclusion"),
+}
+
+
+def normalize(text: str) -> str:
+    """Lower-case, strip accents and punctuation, collapse spaces: the form names are matched in."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    text = re.sub(r"['’]s\b", "", text)
+    text = re.sub(r"[^\w\s]", " ", text)
+    return " ".join(text.split())
+
+
+_LEADING_ARTICLE = re.compile(r"^(?:the|a|an) ")
+
+
+def entity_key(name: str) -> str:
+    """The exact-match key of an entity name: normalized, without a leading article."""
+    return _LEADING_ARTICLE.sub("", normalize(name))
+
+
+class ReasoningUnit(BaseModel):
+    """One grounded claim: identity, core claim, logic, qualifiers and grounding (RESIN's groups)."""
+
+    # identity
+    id: str = ""
+    kind: UnitKind
+    # core claim
+    subject: str = ""
+    subject_type: str = ""
+    predicate: str = ""
+    object: str = ""
+    # logical structure
+    conditions: list[str] = Field(default_factory=list)
+    conclusion: str = ""
+    source_state: str = ""
+    target_state: str = ""
+    # qualifiers
+    modality: Modality = "asserted"
+    polarity: Polarity = "positive"
+    scope: str = ""
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    # grounding (sentence ids and passage id are assigned by code, never by the model)
+    evidence: str
+    passage_id: str = ""
+    doc_id: str = ""
+    sentence_ids: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _check_kind_fields(self) -> ReasoningUnit:
+        missing = [f for f in _REQUIRED[self.kind] if not getattr(self, f)]
+        if missing:
+            raise ValueError(f"{self.kind} unit needs {', '.join(missing)}")
+        if not self.evidence.strip():
+            raise ValueError("a unit needs an evidence quote")
+        if self.kind == "causal-edge" and not self.subject:
+            # The states double as graph endpoints when no separate cause entity is named.
+            self.subject, self.object = self.source_state, self.target_state
+        if not self.id:
+            self.id = "u" + content_hash(self.passage_id, self.text, length=15)
+        return self
+
+    @property
+    def text(self) -> str:
+        """Canonical one-line form per kind; this is what gets embedded."""
+        neg = "not " if self.polarity == "negative" else ""
+        if self.kind in ("entity-fact", "type-property", "relation"):
+            return f"{self.subject} | {neg}{self.predicate} | {self.object}"
+        if self.kind == "entity-type":
+            return f"{self.subject} | {neg}is a | {self.object}"
+        if self.kind == "causal-edge":
+            return f"{self.source_state} → {neg}{self.target_state}"
+        return f"if {' and '.join(self.conditions)} then {neg}{self.conclusion}"
+
+    @property
+    def edge(self) -> tuple[str, str, str] | None:
+        """The SARG triple (cause/head, relation, effect/tail) this unit contributes, if any."""
+        if self.kind == "relation":
+            return self.subject, self.predicate, self.object
+        if self.kind == "causal-edge":
+            return self.source_state, self.predicate or "causes", self.target_state
+        return None

@@ -1,0 +1,49 @@
+"""Shared fixtures: the real embedder, real Chroma in a temp dir, scripted chat models."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+os.environ.setdefault("LANGGRAPH_CLI_NO_ANALYTICS", "1")
+
+from agent.models import ScriptedChatModel, heuristic_reply, make_embedder  # noqa: E402
+from indexes.build import Index, IndexConfig  # noqa: E402
+
+SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "agent" / "sample" / "docs"
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    return make_embedder()
+
+
+@pytest.fixture
+def open_index(tmp_path, embedder) -> Callable[..., Index]:
+    opened: list[Index] = []
+
+    def _open(path: Path | None = None, **config) -> Index:
+        index = Index(IndexConfig(path=path or tmp_path / "index", **config), embedder)
+        opened.append(index)
+        return index
+
+    yield _open
+    for index in opened:
+        index.close()
+
+
+@pytest.fixture
+def fake_model() -> ScriptedChatModel:
+    """Rule-based extraction: a relation per sentence between its first two names."""
+    return ScriptedChatModel(responder=heuristic_reply)
+
+
+def units_json(*units: dict) -> str:
+    return json.dumps({"units": list(units)})

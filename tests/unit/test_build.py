@@ -1,0 +1,198 @@
+import json
+
+import pytest
+
+from agent.models import ScriptedChatModel, heuristic_reply
+from indexes.build import Builder, IndexMismatchError
+from indexes.documents import Document, load_documents
+from indexes.units import entity_key
+from tests.conftest import SAMPLE_DOCS
+
+DOCS = [
+    Document(
+        id="orrin",
+        title="Orrin Dam",
+        text="The Orrin Dam was designed by Hessa Varn. The Orrin Dam holds the Orrin Reservoir.",
+    ),
+    Document(
+        id="varn",
+        title="Hessa Varn",
+        text="Hessa Varn was born in Caldmere. Hessa Varn studied in Lindmoor.",
+    ),
+    Document(
+        id="mill",
+        title="Brannock Mill",
+        text="The Brannock Mill draws water from the Orrin Reservoir. Caldmere buys its flour.",
+    ),
+]
+
+
+def snapshot(index):
+    """Everything a build leaves behind, in comparable form."""
+    units = sorted(index.catalog.db.execute("SELECT uid, pid, doc_id FROM units").fetchall())
+    edges = sorted(
+        (
+            tuple(sorted(index.graph.names(h))),
+            tuple(sorted(index.graph.names(t))),
+            d["weight"],
+            tuple(sorted(d["provenance"])),
+        )
+        for h, t, d in index.graph.g.edges(data=True)
+    )
+    return {
+        "units": units,
+        "chroma_units": sorted(index.vectors.vectors("units")[0]),
+        "chroma_passages": sorted(index.vectors.vectors("passages")[0]),
+        "edges": edges,
+        "mentions": sorted(index.catalog.db.execute("SELECT name, pid FROM mentions").fetchall()),
+    }
+
+
+def test_build_stores_units_graph_and_mentions(open_index, fake_model):
+    index = open_index()
+    report = Builder(index, fake_model).run(DOCS)
+    assert report.documents_indexed == 3 and report.model_calls == 3 and not report.errors
+    snap = snapshot(index)
+    assert len(snap["units"]) == report.units == len(snap["chroma_units"]) > 0
+    assert len(snap["chroma_passages"]) == 3
+    # relation units became SARG edges with unit provenance
+    dam, varn = index.graph.node_of("Orrin Dam"), index.graph.node_of("Hessa Varn")
+    assert index.graph.g.has_edge(dam, varn)
+    assert index.graph.g.edges[dam, varn]["weight"] == len(
+        index.graph.g.edges[dam, varn]["provenance"]
+    )
+    # mentions cross documents: the mill passage names the Orrin Reservoir, the dam passage too
+    reservoir = index.catalog.mentioning(entity_key("Orrin Reservoir"))
+    assert {p.doc_id for p in index.catalog.passages(reservoir)} == {"orrin", "mill"}
+    # titles are linked to every passage that names them, not only their own document
+    assert {p.doc_id for p in index.catalog.passages(index.catalog.mentioning("hessa varn"))} == {
+        "orrin",
+        "varn",
+    }
+    assert index.catalog.titled("hessa varn") == index.catalog.doc_passage_ids("varn")
+    stats = index.stats()
+    assert stats["documents"] == 3 and stats["graph_edges"] > 0 and stats["prompt_tokens"] > 0
+    unit_hits = index.vectors.search("units", index.embed(["who designed the dam"])[0], 3)
+    assert unit_hits and json.loads(unit_hits[0].metadata["unit"])["kind"] in (
+        "relation",
+        "entity-fact",
+    )
+
+
+def test_second_run_over_unchanged_input_makes_zero_model_calls(open_index, fake_model):
+    index = open_index()
+    Builder(index, fake_model).run(DOCS)
+    before = snapshot(index)
+    calls = len(fake_model.calls)
+    report = Builder(open_index(), fake_model).run(DOCS)
+    assert len(fake_model.calls) == calls and report.model_calls == 0
+    assert report.documents_skipped == 3 and report.documents_indexed == 0
+    assert snapshot(index) == before
+
+
+def test_changed_document_replaces_old_units_from_cache_elsewhere(open_index, fake_model):
+    index = open_index()
+    Builder(index, fake_model).run(DOCS)
+    changed = [
+        DOCS[0],
+        Document(id="varn", title="Hessa Varn", text="Hessa Varn was born in Port Alder."),
+        DOCS[2],
+    ]
+    calls = len(fake_model.calls)
+    report = Builder(index, fake_model).run(changed)
+    assert report.documents_indexed == 1 and len(fake_model.calls) == calls + 1
+    assert index.graph.node_of("Lindmoor") is None  # its only unit came from the old text
+    assert index.graph.node_of("Port Alder") is not None
+    rerun = Builder(open_index(), fake_model).run(DOCS)  # back to the first version: all cached
+    assert rerun.model_calls == 0 and rerun.cache_hits == 1 and rerun.documents_indexed == 1
+
+
+def test_delete_removes_passages_units_emptied_edges_and_orphans(open_index, fake_model):
+    index = open_index()
+    Builder(index, fake_model).run(DOCS)
+    varn_units = set(index.catalog.unit_ids("varn"))
+    assert Builder(index, fake_model).delete("varn")
+    assert index.catalog.document("varn") is None
+    assert varn_units.isdisjoint(index.vectors.vectors("units")[0])
+    assert len(index.vectors.vectors("passages")[0]) == 2
+    assert index.graph.node_of("Lindmoor") is None  # orphan node gone
+    for _, _, data in index.graph.g.edges(data=True):
+        assert varn_units.isdisjoint(data["provenance"]) and data["provenance"]
+    assert not Builder(index, fake_model).delete("varn")
+    # the graph on disk agrees
+    reopened = open_index()
+    assert reopened.graph.g.number_of_edges() == index.graph.g.number_of_edges()
+    # deleting all documents leaves an empty graph
+    for doc in ("orrin", "mill"):
+        Builder(index, fake_model).delete(doc)
+    assert index.graph.g.number_of_nodes() == 0 and index.vectors.count("units") == 0
+
+
+def test_interrupted_build_resumes_with_nothing_lost_or_duplicated(open_index, tmp_path):
+    docs, errors = load_documents([SAMPLE_DOCS])
+    assert docs and not errors
+    reference = open_index(tmp_path / "reference")
+    total = Builder(reference, ScriptedChatModel(responder=heuristic_reply)).run(docs).model_calls
+    expected = snapshot(reference)
+
+    for crash_at in (1, 5, 9):
+        calls = {"n": 0}
+
+        def crashing(messages, kwargs, crash_at=crash_at, calls=calls):
+            calls["n"] += 1
+            if calls["n"] == crash_at:
+                raise KeyboardInterrupt  # a BaseException: nothing in the build may swallow it
+            return heuristic_reply(messages, kwargs)
+
+        path = tmp_path / f"crash{crash_at}"
+        with pytest.raises(KeyboardInterrupt):
+            Builder(
+                open_index(
+                    path,
+                ),
+                ScriptedChatModel(responder=crashing),
+                batch_passages=4,
+            ).run(docs)
+        resumed = open_index(path)
+        report = Builder(resumed, ScriptedChatModel(responder=heuristic_reply)).run(docs)
+        # every call answered before the crash was cached; only the rest are asked again
+        assert report.model_calls == total - (crash_at - 1)
+        assert snapshot(resumed) == expected
+
+
+def test_failed_passages_are_reported_and_retried_next_run(open_index):
+    index = open_index()
+    report = Builder(index, ScriptedChatModel(responder=lambda m, k: "garbage")).run(DOCS[:1])
+    assert report.failed_passages and index.catalog.document("orrin").complete is False
+    report = Builder(index, ScriptedChatModel(responder=heuristic_reply)).run(DOCS[:1])
+    assert report.model_calls == 1 and not report.failed_passages and report.units > 0
+    assert index.catalog.document("orrin").complete
+
+
+def test_structural_index_first_then_units_added_by_a_model(open_index, fake_model):
+    index = open_index()
+    report = Builder(index, None).run(DOCS)
+    assert report.model_calls == 0 and index.vectors.count("passages") == 3
+    assert index.vectors.count("units") == 0
+    assert set(index.catalog.mentioning("hessa varn")) == set(
+        index.catalog.doc_passage_ids("orrin")
+    ) | set(index.catalog.doc_passage_ids("varn"))
+    report = Builder(index, fake_model).run(DOCS)
+    assert report.documents_indexed == 3 and report.model_calls == 3
+    assert index.vectors.count("units") == report.units > 0
+    assert index.vectors.count("passages") == 3
+
+
+def test_opening_with_another_embedder_is_a_clear_error(open_index, embedder, tmp_path):
+    open_index().close()
+
+    class Other:
+        name = "some-other-embedder"
+
+        def embed_documents(self, texts):
+            return embedder.embed_documents(texts)
+
+    from indexes.build import Index, IndexConfig
+
+    with pytest.raises(IndexMismatchError, match="some-other-embedder"):
+        Index(IndexConfig(path=tmp_path / "index"), Other())

@@ -1,0 +1,94 @@
+from indexes.graph import EntityGraph
+from indexes.units import ReasoningUnit, entity_key
+
+
+def relation(subject, obj, pid="p1"):
+    return ReasoningUnit(
+        kind="relation",
+        subject=subject,
+        predicate="linked to",
+        object=obj,
+        evidence=f"{subject} is linked to {obj}.",
+        passage_id=pid,
+    )
+
+
+def add(graph, embedder, units):
+    names = [n for u in units for n in (u.subject, u.object)]
+    keys = graph.unknown_keys(names)
+    first = {}
+    for n in names:
+        first.setdefault(entity_key(n), n)
+    vectors = embedder.embed_documents([first[k] for k in keys])
+    graph.add_units(units, dict(zip(keys, vectors, strict=True)))
+
+
+def test_name_variants_merge_and_distinct_entities_stay_apart(tmp_path, embedder):
+    graph = EntityGraph(tmp_path / "graph.json")
+    add(
+        graph,
+        embedder,
+        [
+            relation("Orrin Dam", "Hessa Varn"),
+            relation("the Orrin Dam", "Caldmere", "p2"),  # exact after normalization
+            relation("Orrin dam's", "Tessel River", "p3"),  # case and possessive
+            relation("Hessa Varn's", "Lindmoor", "p4"),
+            relation("Ysolde Glacier", "Tessel River", "p5"),
+            relation("Ysolde glacier", "Kestrel Pass", "p6"),
+        ],
+    )
+    assert (
+        graph.node_of("Orrin Dam") == graph.node_of("the Orrin Dam") == graph.node_of("Orrin dam's")
+    )
+    assert graph.node_of("Ysolde Glacier") == graph.node_of("ysolde glacier")
+    distinct = {
+        graph.node_of(n)
+        for n in (
+            "Orrin Dam",
+            "Hessa Varn",
+            "Caldmere",
+            "Tessel River",
+            "Lindmoor",
+            "Ysolde Glacier",
+            "Kestrel Pass",
+        )
+    }
+    assert len(distinct) == 7
+    dam = graph.node_of("Orrin Dam")
+    assert graph.g.out_degree(dam) == 3
+
+
+def test_embedding_similarity_merges_near_duplicates_only(tmp_path, embedder):
+    graph = EntityGraph(tmp_path / "graph.json", merge_threshold=0.85)
+    add(
+        graph,
+        embedder,
+        [
+            relation("Greywell Mine", "copper tailings"),
+            relation("Greywell mines", "copper tailing", "p2"),
+            relation("Lantern Run", "silverfin", "p3"),
+        ],
+    )
+    assert graph.node_of("Greywell mines") == graph.node_of("Greywell Mine")
+    assert graph.node_of("copper tailing") == graph.node_of("copper tailings")
+    assert graph.node_of("Lantern Run") != graph.node_of("Greywell Mine")
+    assert set(graph.names(graph.node_of("Greywell Mine"))) == {"Greywell Mine", "Greywell mines"}
+
+
+def test_edges_count_distinct_units_and_persist_atomically(tmp_path, embedder):
+    path = tmp_path / "graph.json"
+    graph = EntityGraph(path)
+    units = [relation("Orrin Dam", "Hessa Varn"), relation("Orrin Dam", "Hessa Varn", "p2")]
+    add(graph, embedder, units)
+    add(graph, embedder, units)  # idempotent
+    edge = graph.g.edges[graph.node_of("Orrin Dam"), graph.node_of("Hessa Varn")]
+    assert edge["weight"] == 2 and sorted(edge["provenance"]) == sorted(u.id for u in units)
+    graph.save()
+    assert not list(tmp_path.glob(".graph-*"))
+    loaded = EntityGraph(path)
+    assert loaded.node_of("orrin dam") == graph.node_of("Orrin Dam")
+    assert loaded.g.edges[graph.node_of("Orrin Dam"), graph.node_of("Hessa Varn")]["weight"] == 2
+    removed = loaded.remove_units([units[0].id])
+    assert not removed and loaded.g.number_of_edges() == 1
+    removed = loaded.remove_units([units[1].id])
+    assert set(removed) == {"orrin dam", "hessa varn"} and loaded.g.number_of_nodes() == 0

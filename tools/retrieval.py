@@ -1,0 +1,310 @@
+"""Retrieval over an index: typed units, SARG chains, passages (dense + lexical), entity bridges.
+
+Plain typed functions returning typed results; `tools.make_tools` wraps them as LangChain tools
+for any tool-calling agent, and the resin graph calls them directly from its own logic.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel
+
+from indexes.build import Index
+from indexes.documents import Passage
+from indexes.lexical import BM25, tokenize
+from indexes.units import ReasoningUnit, UnitKind, entity_key
+
+Direction = Literal["forward", "backward", "bidirectional"]
+PassageRoute = Literal["dense", "lexical", "fused", "entity"]
+_RRF_K = 60
+
+
+class UnitHit(BaseModel):
+    """A typed unit and its similarity to the query."""
+
+    unit: ReasoningUnit
+    score: float
+
+
+class PassageHit(BaseModel):
+    """A source passage, how it was found and how well it matches."""
+
+    passage_id: str
+    doc_id: str
+    title: str
+    text: str
+    score: float
+    route: PassageRoute
+    sentence_ids: list[str]
+
+
+class ChainLink(BaseModel):
+    """One edge of a chain: head -relation-> tail, supported by these units."""
+
+    head: str
+    relation: str
+    tail: str
+    unit_ids: list[str]
+
+
+class Chain(BaseModel):
+    """A cause → effect path through the graph, scored against the hop question."""
+
+    links: list[ChainLink]
+    score: float
+
+    @property
+    def text(self) -> str:
+        """`A -[rel]-> B -[rel]-> C`: the serialized form used in prompts and for ranking."""
+        if not self.links:
+            return ""
+        parts = [self.links[0].head]
+        for link in self.links:
+            parts.append(f"-[{link.relation}]-> {link.tail}")
+        return " ".join(parts)
+
+
+def _query_vector(index: Index, query: str) -> np.ndarray:
+    return index.embed([query])[0]
+
+
+def search_units(
+    index: Index, query: str, kinds: Sequence[UnitKind] | None = None, k: int = 5
+) -> list[UnitHit]:
+    """Typed units nearest to the query, optionally only of the given kinds."""
+    where = {"kind": {"$in": list(kinds)}} if kinds else None
+    hits = index.vectors.search("units", _query_vector(index, query), k, where)
+    return [
+        UnitHit(unit=ReasoningUnit.model_validate_json(h.metadata["unit"]), score=h.score)
+        for h in hits
+    ]
+
+
+def units_about(index: Index, entity: str, k: int = 5, query: str | None = None) -> list[UnitHit]:
+    """Units whose subject is this entity (exact normalized name), ranked by the query."""
+    key = entity_key(entity)
+    hits = index.vectors.search("units", _query_vector(index, query or entity), k, {"subject": key})
+    return [
+        UnitHit(unit=ReasoningUnit.model_validate_json(h.metadata["unit"]), score=h.score)
+        for h in hits
+    ]
+
+
+def fetch_passages(index: Index, passage_ids: Sequence[str]) -> list[Passage]:
+    """Source passages by id, in the order asked (unknown ids are skipped)."""
+    return index.catalog.passages(passage_ids)
+
+
+_BM25_CACHE: dict[int, tuple[int, BM25]] = {}
+_BM25_LOCK = threading.Lock()
+
+
+def lexical_index(index: Index) -> BM25:
+    """The BM25 index of an index's passages, rebuilt only when the passage count changes."""
+    count = index.vectors.count("passages")
+    with _BM25_LOCK:
+        cached = _BM25_CACHE.get(id(index))
+        if cached is None or cached[0] != count:
+            bm25 = BM25((p.id, f"{p.title} {p.text}") for p in index.catalog.iter_passages())
+            cached = (count, bm25)
+            _BM25_CACHE[id(index)] = cached
+        return cached[1]
+
+
+def _hits(
+    index: Index, scored: Sequence[tuple[str, float]], route: PassageRoute
+) -> list[PassageHit]:
+    score = dict(scored)
+    return [
+        PassageHit(
+            passage_id=p.id,
+            doc_id=p.doc_id,
+            title=p.title,
+            text=p.text,
+            score=round(score[p.id], 4),
+            route=route,
+            sentence_ids=[s.id for s in p.sentences],
+        )
+        for p in index.catalog.passages([pid for pid, _ in scored])
+    ]
+
+
+def search_passages(
+    index: Index, query: str, k: int = 5, mode: Literal["dense", "lexical", "fused"] = "fused"
+) -> list[PassageHit]:
+    """Passages for the query: dense (embeddings), lexical (BM25) or both fused by reciprocal rank."""
+    dense: list[tuple[str, float]] = []
+    lexical: list[tuple[str, float]] = []
+    if mode in ("dense", "fused"):
+        dense = [
+            (h.id, h.score)
+            for h in index.vectors.search("passages", _query_vector(index, query), 2 * k)
+        ]
+        if mode == "dense":
+            return _hits(index, dense[:k], "dense")
+    lexical = lexical_index(index).search(query, 2 * k)
+    if mode == "lexical":
+        return _hits(index, lexical[:k], "lexical")
+    fused: dict[str, float] = {}
+    for ranking in (dense, lexical):
+        for rank, (pid, _) in enumerate(ranking):
+            fused[pid] = fused.get(pid, 0.0) + 1.0 / (_RRF_K + rank + 1)
+    best = sorted(fused.items(), key=lambda kv: -kv[1])[:k]
+    return _hits(index, best, "fused")
+
+
+def passages_about(index: Index, entity: str, query: str, k: int = 2) -> list[PassageHit]:
+    """Passages about an entity (its own document first, then passages naming it), ranked by query."""
+    key = entity_key(entity)
+    candidates = index.catalog.titled(key) or index.catalog.mentioning(key)
+    if not candidates:
+        return []
+    ids, vectors = _passage_vectors(index, candidates)
+    if not ids:
+        return []
+    sims = vectors @ _query_vector(index, query)
+    ranked = sorted(zip(ids, sims.tolist(), strict=True), key=lambda kv: -kv[1])[:k]
+    return _hits(index, ranked, "entity")
+
+
+def _passage_vectors(index: Index, pids: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    records = index.vectors.get_vectors("passages", list(pids))
+    ids = [r[0] for r in records]
+    return ids, np.asarray([r[1] for r in records], dtype=np.float32).reshape(len(ids), -1)
+
+
+def bridge_entities(
+    index: Index,
+    passage_ids: Sequence[str],
+    question: str,
+    exclude: Sequence[str] = (),
+    limit: int = 5,
+) -> list[tuple[str, float]]:
+    """Entities the given passages name, other than those in the question, scored against it.
+
+    These are a multi-hop question's bridges: a passage about the first hop names the entity
+    whose own passages answer the second, and the mention index finds it without a model.
+    """
+    question_key = f" {entity_key(question)} "
+    excluded = {entity_key(e) for e in exclude}
+    names: dict[str, str] = {}
+    for pid in passage_ids:
+        for key in index.catalog.mentioned_in(pid):
+            if f" {key} " in question_key or key in excluded or key in names:
+                continue
+            display = _display_name(index, key)
+            if display:
+                names[key] = display
+    if not names:
+        return []
+    sims = index.embed(list(names.values())) @ _query_vector(index, question)
+    ranked = sorted(zip(names.values(), sims.tolist(), strict=True), key=lambda kv: -kv[1])
+    return ranked[:limit]
+
+
+def _display_name(index: Index, key: str) -> str:
+    """A document title or graph name for an entity key; '' when the key names neither."""
+    titled = index.catalog.titled(key)
+    if titled:
+        return index.catalog.passages(titled[:1])[0].title
+    node = index.graph.node_of(key)
+    return index.graph.names(node)[0] if node else ""
+
+
+def match_nodes(index: Index, query: str, tau: float = 0.7, k: int = 5) -> list[tuple[str, float]]:
+    """Graph nodes whose names match the query or its keywords at cosine > τ (SARG's matching)."""
+    phrases = [query, *_keywords(query)]
+    vectors = index.embed(phrases)
+    best: dict[str, float] = {}
+    for vector in vectors:
+        for hit in index.vectors.search("entities", vector, k):
+            node = index.graph.node_of(hit.metadata.get("key", ""))
+            if node and hit.score > tau and hit.score > best.get(node, 0.0):
+                best[node] = hit.score
+    return sorted(best.items(), key=lambda kv: -kv[1])[:k]
+
+
+def _keywords(query: str) -> list[str]:
+    """Content words and adjacent pairs: the query's candidate entity mentions."""
+    words = tokenize(query)
+    return list(dict.fromkeys(words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]))
+
+
+def traverse_chains(
+    index: Index,
+    query: str,
+    direction: Direction = "forward",
+    depth: int = 3,
+    tau: float = 0.7,
+    top: int = 3,
+) -> list[Chain]:
+    """Depth-first cause → effect chains from the nodes matching the query, best `top` by similarity."""
+    g = index.graph.g
+    starts = match_nodes(index, query, tau)
+    if not starts or g.number_of_edges() == 0:
+        return []
+    chains: list[list[tuple[str, str]]] = []
+
+    def neighbours(node: str) -> list[tuple[str, str, str]]:
+        out = [(node, t, "forward") for t in g.successors(node)] if direction != "backward" else []
+        back = (
+            [(h, node, "backward") for h in g.predecessors(node)] if direction != "forward" else []
+        )
+        return out + back
+
+    def walk(node: str, path: list[tuple[str, str]], seen: set[str]) -> None:
+        if path:  # every prefix is a candidate: a short chain may be the one that answers
+            chains.append(path)
+        if len(path) >= depth:
+            return
+        for head, tail, way in neighbours(node):
+            nxt = tail if way == "forward" else head
+            if nxt not in seen:
+                walk(nxt, [*path, (head, tail)], seen | {nxt})
+
+    for start, _ in starts:
+        walk(start, [], {start})
+        if len(chains) > 2000:  # bounded work on dense graphs
+            break
+    unique = list({tuple(c): c for c in chains}.values())
+    built = [_chain(index, path) for path in unique]
+    texts = [c.text for c in built]
+    sims = index.embed(texts) @ _query_vector(index, query)
+    for chain, sim in zip(built, sims.tolist(), strict=True):
+        chain.score = round(float(sim), 4)
+    ranked = sorted(built, key=lambda c: -c.score)
+    return [c for c in ranked if c.score > 0][:top]
+
+
+def _chain(index: Index, path: list[tuple[str, str]]) -> Chain:
+    g = index.graph.g
+    links = []
+    for head, tail in path:
+        attrs = g.edges[head, tail]
+        links.append(
+            ChainLink(
+                head=index.graph.names(head)[0],
+                relation=" / ".join(attrs["relations"][:2]),
+                tail=index.graph.names(tail)[0],
+                unit_ids=list(attrs["provenance"]),
+            )
+        )
+    return Chain(links=links, score=0.0)
+
+
+def units_by_id(index: Index, unit_ids: Sequence[str]) -> list[ReasoningUnit]:
+    """Units by id (the provenance of chain edges)."""
+    return [
+        ReasoningUnit.model_validate_json(h.metadata["unit"])
+        for h in index.vectors.get("units", unit_ids)
+    ]
+
+
+def to_json(items: Sequence[BaseModel]) -> str:
+    """Serialize typed results for a tool message."""
+    return json.dumps([i.model_dump() for i in items], ensure_ascii=False)
