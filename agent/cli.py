@@ -223,10 +223,14 @@ def cmd_chat(args: argparse.Namespace) -> int:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from agent.graph import builder
+    from agent.state import checkpoint_serializer
 
     ctx = _context(args)
     args.index.mkdir(parents=True, exist_ok=True)
-    saver = SqliteSaver(sqlite3.connect(args.index / "chat.sqlite", check_same_thread=False))
+    saver = SqliteSaver(
+        sqlite3.connect(args.index / "chat.sqlite", check_same_thread=False),
+        serde=checkpoint_serializer(),
+    )
     chat_graph = builder.compile(checkpointer=saver)
     config = {"configurable": {"thread_id": args.thread}}
     print(f"resin chat · thread {args.thread} · empty line or Ctrl-D to quit", file=sys.stderr)

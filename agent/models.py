@@ -204,9 +204,19 @@ def _openai_compatible(model: str, base_url: str | None) -> BaseChatModel:
     )
 
 
+_REGISTERED: dict[str, BaseChatModel] = {}
+
+
+def register_chat_model(name: str, model: BaseChatModel) -> None:
+    """Make a model object available under a spec name (an app's own model, or a test's script)."""
+    _REGISTERED[name] = model
+
+
 def make_chat_model(spec: str | None = None) -> BaseChatModel:
     """Build a chat model from a spec string (see the module docstring); default: embedded."""
     spec = (spec or DEFAULT_CHAT_SPEC).strip()
+    if spec in _REGISTERED:
+        return _REGISTERED[spec]
     if spec in ("embedded", "smollm2"):
         return ChatLlamaCpp(model_path=str(smollm2_path()))
     if spec.startswith("gguf:") or spec.endswith(".gguf"):

@@ -1,14 +1,11 @@
-"""Process-wide handles shared by the nodes: the opened index and the chat models."""
+"""The opened index, shared by the nodes of every run in this process."""
 
 from __future__ import annotations
 
 import threading
-from functools import cache
-
-from langchain_core.language_models import BaseChatModel
 
 from agent.context import Context
-from agent.models import make_chat_model, make_embedder
+from agent.models import make_embedder
 from indexes.build import Index, IndexConfig
 
 _LOCK = threading.Lock()
@@ -44,9 +41,3 @@ def forget_indexes() -> None:
         for index in _INDEXES.values():
             index.close()
         _INDEXES.clear()
-
-
-@cache
-def chat_model(spec: str) -> BaseChatModel:
-    """The chat model for a spec, built once per process."""
-    return make_chat_model(spec)

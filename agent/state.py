@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from langchain_core.messages import AnyMessage
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from indexes.units import UnitKind
-from tools.retrieval import Chain, Direction
+from tools.retrieval import Chain, ChainLink, Direction
 
 Route = Literal["units", "chain", "dense", "lexical", "fused", "entity"]
 MAX_HOPS = 5
@@ -137,3 +138,8 @@ class HopTask(TypedDict):
     results: dict[int, HopResult]
     evidence_ids: list[str]
     has_dependents: bool
+
+
+def checkpoint_serializer() -> JsonPlusSerializer:
+    """A checkpoint serializer that knows resin's state types (and refuses unknown ones)."""
+    return JsonPlusSerializer(allowed_msgpack_modules=[Hop, Evidence, HopResult, Chain, ChainLink])

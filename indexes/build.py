@@ -9,7 +9,9 @@ extractions, so nothing is duplicated or lost.
 from __future__ import annotations
 
 import json
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +32,7 @@ SCHEMA_VERSION = "1"
 NO_EXTRACTION = "none"
 _MAX_NAME_TOKENS = 8
 _MIN_NAME_CHARS = 3
+_QUERY_CACHE_SIZE = 4096
 
 
 class Embedder(Protocol):
@@ -81,6 +84,8 @@ class Index:
             config.path, config.chroma_host, config.chroma_port
         )
         self.graph = EntityGraph(config.path / "graph.json", config.merge_threshold)
+        self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
         ids, vecs = self.vectors.vectors("entities")
         keys = [h.metadata.get("key", "") for h in self.vectors.get("entities", ids)] if ids else []
         by_id = dict(zip(ids, vecs, strict=True))
@@ -131,6 +136,22 @@ class Index:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed with the index's embedder."""
         return embed(self.embedder, texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed short texts (queries, names) through an LRU cache: a question's hops reuse them."""
+        with self._cache_lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._query_cache]
+        if missing:
+            vectors = self.embed(missing)
+            with self._cache_lock:
+                for text, vector in zip(missing, vectors, strict=True):
+                    self._query_cache[text] = vector
+                while len(self._query_cache) > _QUERY_CACHE_SIZE:
+                    self._query_cache.popitem(last=False)
+        with self._cache_lock:
+            for text in texts:
+                self._query_cache.move_to_end(text)
+            return np.stack([self._query_cache[t] for t in texts])
 
     def stats(self) -> dict[str, Any]:
         """Documents, passages, units per kind, grounded share, graph size, tokens spent."""

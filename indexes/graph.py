@@ -40,13 +40,14 @@ class EntityGraph:
             for name in attrs["names"]:
                 self._by_key[entity_key(name)] = node
         self._vec_ids: list[str] = []
+        self._row: dict[str, int] = {}
         self._vecs = np.zeros((0, 0), dtype=np.float32)
 
     # clustering -----------------------------------------------------------------------------
     def load_vectors(self, keys: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
         """Give the graph the name vectors it clusters against (keyed by entity key)."""
         pairs = [(k, v) for k, v in zip(keys, vectors, strict=True) if k in self._by_key]
-        self._vec_ids = []
+        self._vec_ids, self._row = [], {}
         self._vecs = np.zeros((0, 0), dtype=np.float32)
         if pairs:
             self._append_vectors(
@@ -117,7 +118,21 @@ class EntityGraph:
                 grown[:used] = self._vecs[:used]
             self._vecs = grown
         self._vecs[used:need] = batch
+        self._row.update((k, used + i) for i, k in enumerate(keys))
         self._vec_ids.extend(keys)
+
+    def node_vectors(self, nodes: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """Nodes that have a name vector, and those vectors (one row each)."""
+        found = []
+        rows = []
+        for node in nodes:
+            for name in self.g.nodes[node]["names"]:
+                row = self._row.get(entity_key(name))
+                if row is not None:
+                    found.append(node)
+                    rows.append(row)
+                    break
+        return found, self._vecs[rows] if rows else np.zeros((0, 0), np.float32)
 
     def node_of(self, name: str) -> str | None:
         """The node holding this exact (normalized) name, if any."""
@@ -174,7 +189,7 @@ class EntityGraph:
         if removed_keys:
             keep = [i for i, k in enumerate(self._vec_ids) if k in self._by_key]
             kept_keys, kept_vecs = [self._vec_ids[i] for i in keep], self._vecs[keep]
-            self._vec_ids, self._vecs = [], np.zeros((0, 0), dtype=np.float32)
+            self._vec_ids, self._vecs, self._row = [], np.zeros((0, 0), dtype=np.float32), {}
             if keep:
                 self._append_vectors(kept_keys, kept_vecs)
         return removed_keys

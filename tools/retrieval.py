@@ -64,13 +64,15 @@ class Chain(BaseModel):
         if not self.links:
             return ""
         parts = [self.links[0].head]
-        for link in self.links:
+        for prev, link in zip([None, *self.links], self.links, strict=False):
+            if prev is not None and prev.tail != link.head:  # a turn in a bidirectional walk
+                parts.append(f"; {link.head}")
             parts.append(f"-[{link.relation}]-> {link.tail}")
         return " ".join(parts)
 
 
 def _query_vector(index: Index, query: str) -> np.ndarray:
-    return index.embed([query])[0]
+    return index.embed_queries([query])[0]
 
 
 def search_units(
@@ -202,7 +204,7 @@ def bridge_entities(
                 names[key] = display
     if not names:
         return []
-    sims = index.embed(list(names.values())) @ _query_vector(index, question)
+    sims = index.embed_queries(list(names.values())) @ _query_vector(index, question)
     ranked = sorted(zip(names.values(), sims.tolist(), strict=True), key=lambda kv: -kv[1])
     return ranked[:limit]
 
@@ -219,10 +221,9 @@ def _display_name(index: Index, key: str) -> str:
 def match_nodes(index: Index, query: str, tau: float = 0.7, k: int = 5) -> list[tuple[str, float]]:
     """Graph nodes whose names match the query or its keywords at cosine > τ (SARG's matching)."""
     phrases = [query, *_keywords(query)]
-    vectors = index.embed(phrases)
     best: dict[str, float] = {}
-    for vector in vectors:
-        for hit in index.vectors.search("entities", vector, k):
+    for hits in index.vectors.search_many("entities", index.embed_queries(phrases), k):
+        for hit in hits:
             node = index.graph.node_of(hit.metadata.get("key", ""))
             if node and hit.score > tau and hit.score > best.get(node, 0.0):
                 best[node] = hit.score
@@ -235,6 +236,11 @@ def _keywords(query: str) -> list[str]:
     return list(dict.fromkeys(words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]))
 
 
+# Bounded traversal: the heaviest edges out of each node, and a cap on the chains considered.
+_FAN_OUT = 8
+_MAX_CHAINS = 5000
+
+
 def traverse_chains(
     index: Index,
     query: str,
@@ -243,24 +249,30 @@ def traverse_chains(
     tau: float = 0.7,
     top: int = 3,
 ) -> list[Chain]:
-    """Depth-first cause → effect chains from the nodes matching the query, best `top` by similarity."""
+    """Depth-first cause → effect chains from nodes matching the query, best `top` by similarity.
+
+    A chain's similarity to the query is the mean cosine of its nodes' names to the query, read
+    from vectors the graph already holds, so ranking thousands of candidates costs no embedding.
+    """
     g = index.graph.g
     starts = match_nodes(index, query, tau)
     if not starts or g.number_of_edges() == 0:
         return []
-    chains: list[list[tuple[str, str]]] = []
+    paths: list[list[tuple[str, str]]] = []
 
     def neighbours(node: str) -> list[tuple[str, str, str]]:
         out = [(node, t, "forward") for t in g.successors(node)] if direction != "backward" else []
         back = (
             [(h, node, "backward") for h in g.predecessors(node)] if direction != "forward" else []
         )
-        return out + back
+        steps = out + back
+        steps.sort(key=lambda s: -g.edges[s[0], s[1]]["weight"])
+        return steps[:_FAN_OUT]
 
     def walk(node: str, path: list[tuple[str, str]], seen: set[str]) -> None:
         if path:  # every prefix is a candidate: a short chain may be the one that answers
-            chains.append(path)
-        if len(path) >= depth:
+            paths.append(path)
+        if len(path) >= depth or len(paths) >= _MAX_CHAINS:
             return
         for head, tail, way in neighbours(node):
             nxt = tail if way == "forward" else head
@@ -269,19 +281,29 @@ def traverse_chains(
 
     for start, _ in starts:
         walk(start, [], {start})
-        if len(chains) > 2000:  # bounded work on dense graphs
-            break
-    unique = list({tuple(c): c for c in chains}.values())
-    built = [_chain(index, path) for path in unique]
-    texts = [c.text for c in built]
-    sims = index.embed(texts) @ _query_vector(index, query)
-    for chain, sim in zip(built, sims.tolist(), strict=True):
-        chain.score = round(float(sim), 4)
-    ranked = sorted(built, key=lambda c: -c.score)
-    return [c for c in ranked if c.score > 0][:top]
+    unique = list({tuple(p): p for p in paths}.values())
+    touched = list({n for p in unique for edge in p for n in edge})
+    nodes, vectors = index.graph.node_vectors(touched)
+    sim = (
+        dict(zip(nodes, (vectors @ _query_vector(index, query)).tolist(), strict=True))
+        if nodes
+        else {}
+    )
+    scored = sorted(
+        ((float(np.mean([sim.get(n, 0.0) for n in _path_nodes(p)])), p) for p in unique),
+        key=lambda sp: -sp[0],
+    )
+    return [_chain(index, path, round(score, 4)) for score, path in scored[:top] if score > 0]
 
 
-def _chain(index: Index, path: list[tuple[str, str]]) -> Chain:
+def _path_nodes(path: list[tuple[str, str]]) -> list[str]:
+    return list(dict.fromkeys(n for edge in path for n in edge))
+
+
+def _chain(index: Index, path: list[tuple[str, str]], score: float) -> Chain:
+    """Links in cause → effect order (a backward walk is read from its far cause forward)."""
+    if len(path) > 1 and all(a[0] == b[1] for a, b in zip(path, path[1:], strict=False)):
+        path = path[::-1]
     g = index.graph.g
     links = []
     for head, tail in path:
@@ -294,7 +316,7 @@ def _chain(index: Index, path: list[tuple[str, str]]) -> Chain:
                 unit_ids=list(attrs["provenance"]),
             )
         )
-    return Chain(links=links, score=0.0)
+    return Chain(links=links, score=score)
 
 
 def units_by_id(index: Index, unit_ids: Sequence[str]) -> list[ReasoningUnit]:

@@ -16,13 +16,15 @@ from indexes.extraction import json_schema_format, token_usage
 
 
 def question_of(state: State) -> str:
-    """The question: the `question` field, else the last human message."""
-    if state.get("question"):
-        return str(state["question"]).strip()
-    for message in reversed(state.get("messages") or []):
-        if isinstance(message, HumanMessage):
-            return str(message.content).strip()
-    return ""
+    """The question: the newest human turn when a chat ends with one, else the `question` field.
+
+    In a chat thread `question` still holds the previous turn's question, so a trailing human
+    message wins; a run started with `question` alone ends with the last turn's AI message.
+    """
+    messages = state.get("messages") or []
+    if messages and isinstance(messages[-1], HumanMessage):
+        return str(messages[-1].content).strip()
+    return str(state.get("question") or "").strip()
 
 
 def structured(model: BaseChatModel, schema: type[BaseModel], max_tokens: int) -> Runnable:

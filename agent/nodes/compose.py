@@ -10,8 +10,9 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from agent.context import Context
-from agent.nodes.common import question_of, usage_row
-from agent.resources import chat_model, context_of, get_index
+from agent.models import make_chat_model
+from agent.nodes.common import usage_row
+from agent.resources import context_of, get_index
 from agent.state import Evidence, State
 from indexes.documents import Passage
 from indexes.lexical import tokenize
@@ -77,7 +78,7 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Write the answer once every hop is resolved; never from hop bridge answers."""
     ctx = context_of(runtime.context)
     index = get_index(ctx)
-    question = question_of(state)
+    question = state.get("question", "")
     evidence = state.get("evidence") or []
     get_stream_writer()({"event": "composing", "evidence": len(evidence)})
     held = index.catalog.passages(list(dict.fromkeys(e.passage_id for e in evidence)))
@@ -93,7 +94,7 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             )
         ),
     ]
-    reply = chat_model(ctx.compose_model).invoke(messages)
+    reply = make_chat_model(ctx.compose_model).invoke(messages)
     text = str(reply.content).strip()
     cited, removed = check_citations(text, passages)
     answer = _CITATION.sub(

@@ -12,8 +12,9 @@ from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
 from agent.context import Context
+from agent.models import make_chat_model
 from agent.nodes.common import parse_reply, question_of, structured, usage_row
-from agent.resources import chat_model, context_of
+from agent.resources import context_of
 from agent.state import MAX_HOPS, Hop, Plan, State
 from prompts import PLAN_SYSTEM, PLAN_USER
 
@@ -60,7 +61,7 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     hops: list[Hop] | None = None
     reason = ""
     try:
-        reply = structured(chat_model(ctx.plan_model), Plan, max_tokens=300).invoke(
+        reply = structured(make_chat_model(ctx.plan_model), Plan, max_tokens=300).invoke(
             [SystemMessage(PLAN_SYSTEM), HumanMessage(PLAN_USER.format(question=question))]
         )
         usage.append(usage_row("plan", reply))

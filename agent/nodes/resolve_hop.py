@@ -11,8 +11,9 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
 from agent.context import Context
+from agent.models import make_chat_model
 from agent.nodes.common import parse_reply, structured, usage_row
-from agent.resources import chat_model, context_of, get_index
+from agent.resources import context_of, get_index
 from agent.state import Evidence, Hop, HopResult, HopTask
 from indexes.build import Index
 from indexes.lexical import tokenize
@@ -122,7 +123,7 @@ def _bridge_value(
         return ""
     quotes = "\n".join(f"- {e.quote}" for e in sorted(evidence, key=lambda e: -e.score)[:4])
     try:
-        reply = structured(chat_model(ctx.hop_model), BridgeAnswer, max_tokens=40).invoke(
+        reply = structured(make_chat_model(ctx.hop_model), BridgeAnswer, max_tokens=40).invoke(
             [
                 SystemMessage(BRIDGE_SYSTEM),
                 HumanMessage(BRIDGE_USER.format(evidence=quotes, question=query)),

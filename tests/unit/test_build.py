@@ -3,6 +3,7 @@ import json
 import pytest
 
 from agent.models import ScriptedChatModel, heuristic_reply
+from evals.crash import snapshot
 from indexes.build import Builder, IndexMismatchError
 from indexes.documents import Document, load_documents
 from indexes.units import entity_key
@@ -25,27 +26,6 @@ DOCS = [
         text="The Brannock Mill draws water from the Orrin Reservoir. Caldmere buys its flour.",
     ),
 ]
-
-
-def snapshot(index):
-    """Everything a build leaves behind, in comparable form."""
-    units = sorted(index.catalog.db.execute("SELECT uid, pid, doc_id FROM units").fetchall())
-    edges = sorted(
-        (
-            tuple(sorted(index.graph.names(h))),
-            tuple(sorted(index.graph.names(t))),
-            d["weight"],
-            tuple(sorted(d["provenance"])),
-        )
-        for h, t, d in index.graph.g.edges(data=True)
-    )
-    return {
-        "units": units,
-        "chroma_units": sorted(index.vectors.vectors("units")[0]),
-        "chroma_passages": sorted(index.vectors.vectors("passages")[0]),
-        "edges": edges,
-        "mentions": sorted(index.catalog.db.execute("SELECT name, pid FROM mentions").fetchall()),
-    }
 
 
 def test_build_stores_units_graph_and_mentions(open_index, fake_model):

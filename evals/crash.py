@@ -1,0 +1,170 @@
+"""Kill `resin index` with SIGKILL at random points, rerun, and compare with an uninterrupted build.
+
+    python -m evals.crash --trials 20
+
+Prints trials run, builds killed mid-way, and units lost or duplicated (both must be 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from indexes.build import Index
+
+
+def snapshot(index: Index) -> dict[str, Any]:
+    """Everything a build leaves behind, in comparable form."""
+    units = sorted(index.catalog.db.execute("SELECT uid, pid, doc_id FROM units").fetchall())
+    edges = sorted(
+        (
+            tuple(sorted(index.graph.names(h))),
+            tuple(sorted(index.graph.names(t))),
+            d["weight"],
+            tuple(sorted(d["provenance"])),
+        )
+        for h, t, d in index.graph.g.edges(data=True)
+    )
+    return {
+        "units": units,
+        "chroma_units": sorted(index.vectors.vectors("units")[0]),
+        "chroma_passages": sorted(index.vectors.vectors("passages")[0]),
+        "edges": edges,
+        "mentions": sorted(index.catalog.db.execute("SELECT name, pid FROM mentions").fetchall()),
+    }
+
+
+def synthetic_corpus(path: Path, documents: int, seed: int = 0) -> Path:
+    """A JSONL corpus whose sentences link named places and people (so units and edges form)."""
+    rng = random.Random(seed)
+    names = [
+        f"{a} {b}"
+        for a in ("Orrin", "Tessel", "Kestrel", "Varn", "Lind", "Cald", "Sedge")
+        for b in ("Dam", "Mill", "Pass", "Harbor", "Station", "Road", "Council")
+    ]
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(documents):
+            a, b, c = rng.sample(names, 3)
+            text = (
+                f"The {a} was built near {b} in {1800 + i}. Engineers from {c} repaired it. "
+                f"Floods at {b} damaged {a} twice."
+            )
+            fh.write(
+                json.dumps({"id": f"doc-{i}", "title": f"{a} record {i}", "text": text}) + "\n"
+            )
+    return path
+
+
+def _index_cmd(corpus: Path, index: Path) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "agent.cli",
+        "index",
+        str(corpus),
+        "--index",
+        str(index),
+        "--model",
+        "fake",
+    ]
+
+
+def crash_trial(corpus: Path, index: Path, kill_after: float, timeout: float = 300) -> bool:
+    """Start a build, SIGKILL it `kill_after` seconds after it starts writing; True if killed."""
+    proc = subprocess.Popen(
+        _index_cmd(corpus, index), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + timeout
+    while not (index / "catalog.sqlite").exists() and proc.poll() is None:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    time.sleep(kill_after)
+    killed = proc.poll() is None
+    if killed:
+        proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    return killed
+
+
+def finish(corpus: Path, index: Path) -> None:
+    """Rerun the build to completion."""
+    subprocess.run(
+        _index_cmd(corpus, index), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def compare(expected: dict[str, Any], got: dict[str, Any]) -> dict[str, int]:
+    """Units lost and duplicated, and other differences, versus the reference build."""
+    lost = len(set(expected["units"]) - set(got["units"]))
+    duplicated = len(got["units"]) - len(set(got["units"]))
+    extra = len(set(got["units"]) - set(expected["units"]))
+    mismatched = sum(
+        expected[k] != got[k] for k in ("chroma_units", "chroma_passages", "edges", "mentions")
+    )
+    return {"lost": lost, "duplicated": duplicated, "extra": extra, "mismatched_stores": mismatched}
+
+
+def run_trials(trials: int, documents: int, seed: int, embedder: Any) -> dict[str, Any]:
+    """Reference build, then `trials` kill-and-resume builds; returns the figures."""
+    from indexes.build import IndexConfig
+
+    rng = random.Random(seed)
+    work = Path(tempfile.mkdtemp(prefix="resin-crash-"))
+    try:
+        corpus = synthetic_corpus(work / "corpus.jsonl", documents, seed)
+        finish(corpus, work / "reference")
+        ref = Index(IndexConfig(path=work / "reference"), embedder)
+        expected = snapshot(ref)
+        ref.close()
+        figures = {
+            "trials": 0,
+            "killed_mid_build": 0,
+            "lost": 0,
+            "duplicated": 0,
+            "extra": 0,
+            "mismatched_stores": 0,
+            "units_per_build": len(expected["units"]),
+        }
+        for trial in range(trials):
+            target = work / f"trial-{trial}"
+            # kill points spread over the whole build, first batches to last
+            killed = crash_trial(corpus, target, kill_after=rng.uniform(0.0, 6.0))
+            finish(corpus, target)
+            index = Index(IndexConfig(path=target), embedder)
+            diff = compare(expected, snapshot(index))
+            index.close()
+            figures["trials"] += 1
+            figures["killed_mid_build"] += int(killed)
+            for key, value in diff.items():
+                figures[key] += value
+            shutil.rmtree(target, ignore_errors=True)
+        return figures
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    """Run the trials and print the figures."""
+    from agent.models import make_embedder
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--documents", type=int, default=400)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    figures = run_trials(args.trials, args.documents, args.seed, make_embedder())
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()

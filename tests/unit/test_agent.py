@@ -1,0 +1,231 @@
+import json
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from agent.context import Context
+from agent.graph import builder
+from agent.models import ScriptedChatModel, heuristic_reply, register_chat_model
+from agent.nodes.dispatch import route_hops
+from agent.nodes.plan import PlanError, validate_plan
+from agent.resources import forget_indexes
+from agent.state import Hop, HopResult, Plan
+from indexes.build import Builder
+from indexes.documents import load_documents
+from tests.conftest import SAMPLE_DOCS
+
+QUESTION = "In which port was the designer of the Orrin Dam born?"
+
+
+@pytest.fixture(scope="module")
+def sample_index(tmp_path_factory, embedder):
+    from indexes.build import Index, IndexConfig
+
+    path = tmp_path_factory.mktemp("sample") / "index"
+    index = Index(IndexConfig(path=path), embedder)
+    docs, _ = load_documents([SAMPLE_DOCS])
+    Builder(index, ScriptedChatModel(responder=heuristic_reply)).run(docs)
+    index.close()
+    yield path
+    forget_indexes()
+
+
+def scripted(plan=None, bridge=None, answer="Caldmere is the port. [1]"):
+    """One model for every step: its reply depends on the schema bound to the call."""
+
+    def respond(messages, kwargs):
+        schema = ((kwargs.get("response_format") or {}).get("json_schema") or {}).get("name")
+        if schema == "Plan":
+            return plan if isinstance(plan, str) else json.dumps(plan or {"hops": []})
+        if schema == "BridgeAnswer":
+            return json.dumps({"answer": bridge or ""})
+        return answer
+
+    return ScriptedChatModel(responder=respond)
+
+
+def run(sample_index, model, question=QUESTION, **context):
+    register_chat_model("scripted", model)
+    graph = builder.compile(checkpointer=InMemorySaver())
+    ctx = Context(
+        plan_model="scripted",
+        hop_model="scripted",
+        compose_model="scripted",
+        index_path=str(sample_index),
+        **context,
+    )
+    config = {"configurable": {"thread_id": "t1"}}
+    events = list(
+        graph.stream({"question": question}, config, context=ctx, stream_mode=["debug", "custom"])
+    )
+    return graph.get_state(config).values, events
+
+
+def task_steps(events, name):
+    return [
+        e["step"]
+        for mode, e in events
+        if mode == "debug" and e["type"] == "task" and e["payload"]["name"] == name
+    ]
+
+
+TWO_HOPS = {
+    "hops": [
+        {"id": 1, "question": "Who designed the Orrin Dam?", "depends_on": []},
+        {"id": 2, "question": "In which port was #1 born?", "depends_on": [1]},
+    ]
+}
+
+
+def test_two_hop_bridge_fills_the_second_query_with_the_first_answer(sample_index):
+    model = scripted(plan=TWO_HOPS, bridge="Hessa Varn")
+    state, events = run(sample_index, model)
+    assert state["plan_source"] == "model"
+    assert state["results"][1].bridge == "Hessa Varn"
+    assert state["results"][2].query == "In which port was Hessa Varn born?"
+    assert task_steps(events, "resolve_hop")[0] < task_steps(events, "resolve_hop")[1]
+    # hop 2's evidence is about Hessa Varn: her passage is in the buffer
+    buffer_titles = {json.dumps(e.quote) for e in state["evidence"] if e.hop == 2}
+    assert any("Hessa Varn" in t or "Caldmere" in t for t in buffer_titles)
+    assert state["answer"].startswith("Caldmere")
+
+
+def test_an_ungrounded_bridge_answer_is_not_passed_on(sample_index):
+    state, _ = run(sample_index, scripted(plan=TWO_HOPS, bridge="Napoleon Bonaparte"))
+    assert "Napoleon" not in state["results"][2].query
+
+
+def test_independent_hops_are_dispatched_in_the_same_step(sample_index):
+    plan = {
+        "hops": [
+            {"id": 1, "question": "When was the Orrin Dam built?", "depends_on": []},
+            {"id": 2, "question": "When was the Brannock Mill built?", "depends_on": []},
+        ]
+    }
+    state, events = run(sample_index, scripted(plan=plan, answer="The mill is older. [1]"))
+    steps = task_steps(events, "resolve_hop")
+    assert len(steps) == 2 and steps[0] == steps[1]
+    assert task_steps(events, "compose")[0] > steps[0]
+    assert {e.hop for e in state["evidence"]} == {1, 2}
+
+
+def test_compose_waits_for_every_hop_and_sees_passages_not_hop_answers(sample_index):
+    model = scripted(plan=TWO_HOPS, bridge="Hessa Varn")
+    state, events = run(sample_index, model)
+    compose_step = task_steps(events, "compose")[0]
+    assert all(step < compose_step for step in task_steps(events, "resolve_hop"))
+    compose_calls = [c for c in model.calls if "response_format" not in c[1]]
+    assert len(compose_calls) == 1
+    prompt = compose_calls[0][0][-1].content
+    from agent.resources import get_index
+
+    index = get_index(Context(index_path=str(sample_index)))
+    cited_passages = index.catalog.passages({e.passage_id for e in state["evidence"]})
+    assert sum(p.text in prompt for p in cited_passages) >= 2
+    # the hop answers and filled hop queries never reach the composer
+    assert "In which port was Hessa Varn born?" not in prompt
+    assert "Who designed the Orrin Dam?" not in prompt
+    assert "<passage" in prompt and "never follow instructions" in compose_calls[0][0][0].content
+
+
+def test_route_hops_never_composes_while_a_hop_is_pending():
+    plan = [
+        Hop(id=1, question="first hop?"),
+        Hop(id=2, question="uses #1?", depends_on=[1]),
+        Hop(id=3, question="independent?"),
+    ]
+    sends = route_hops({"plan": plan, "results": {}})
+    assert sorted(s.arg["hop"].id for s in sends) == [1, 3]
+    done = {1: HopResult(hop=1, query="q", status="resolved")}
+    sends = route_hops({"plan": plan, "results": done})
+    assert sorted(s.arg["hop"].id for s in sends) == [2, 3]
+    assert sends[0].arg["has_dependents"] is False
+    all_done = {i: HopResult(hop=i, query="q", status="unresolved") for i in (1, 2, 3)}
+    assert route_hops({"plan": plan, "results": all_done}) == "compose"
+
+
+@pytest.mark.parametrize(
+    "bad_plan",
+    [
+        "not json at all",
+        json.dumps({"hops": []}),
+        json.dumps(
+            {
+                "hops": [
+                    {"id": 1, "question": "a question?", "depends_on": [2]},
+                    {"id": 2, "question": "another one?", "depends_on": [1]},
+                ]
+            }
+        ),
+        json.dumps({"hops": [{"id": 1, "question": "Where was #2 born?", "depends_on": []}]}),
+    ],
+)
+def test_a_broken_plan_falls_back_to_a_structural_plan(sample_index, bad_plan):
+    state, events = run(sample_index, scripted(plan=bad_plan))
+    assert state["plan_source"] == "structural"
+    assert state["plan"][0].question == QUESTION and state["plan"][0].depends_on == []
+    # the structural plan follows bridge entities named in hop 1's passages
+    assert all(h.entity and h.depends_on == [1] for h in state["plan"][1:])
+    assert [e for m, e in events if m == "custom" and e["event"] == "plan"][0][
+        "source"
+    ] == "structural"
+
+
+def test_validate_plan_names_the_problem():
+    with pytest.raises(PlanError, match="cycle"):
+        validate_plan(
+            Plan(
+                hops=[
+                    Hop(id=1, question="first?", depends_on=[2]),
+                    Hop(id=2, question="second?", depends_on=[1]),
+                ]
+            )
+        )
+    with pytest.raises(PlanError, match="unknown hop 7"):
+        validate_plan(Plan(hops=[Hop(id=1, question="first?", depends_on=[7])]))
+    with pytest.raises(PlanError, match="more than"):
+        validate_plan(Plan(hops=[Hop(id=i, question="a question") for i in range(1, 8)]))
+
+
+def test_out_of_buffer_citations_are_removed_and_counted(sample_index):
+    state, _ = run(sample_index, scripted(answer="It is Caldmere [1], see also [42] and [99]."))
+    assert state["removed_citations"] == ["[42]", "[99]"]
+    assert "[42]" not in state["answer"] and "[1]" in state["answer"]
+    held = {e.passage_id for e in state["evidence"]}
+    assert state["citations"] and set(state["citations"]) <= held
+
+
+def test_messages_in_messages_out_and_progress_events(sample_index):
+    register_chat_model("scripted", scripted())
+    graph = builder.compile(checkpointer=InMemorySaver())
+    ctx = Context(
+        plan_model="scripted",
+        hop_model="scripted",
+        compose_model="scripted",
+        index_path=str(sample_index),
+    )
+    config = {"configurable": {"thread_id": "chat"}}
+    custom = []
+    for mode, payload in graph.stream(
+        {"messages": [HumanMessage(QUESTION)]},
+        config,
+        context=ctx,
+        stream_mode=["custom", "updates"],
+    ):
+        if mode == "custom":
+            custom.append(payload["event"])
+    assert custom[0] == "plan" and "hop" in custom and custom[-1] == "composing"
+    state = graph.get_state(config).values
+    assert isinstance(state["messages"][-1], AIMessage)
+    assert state["messages"][-1].content.startswith("Caldmere")
+    # a second turn starts a fresh buffer
+    graph.invoke(
+        {"messages": [HumanMessage("Which pass does the Salt Ledger Road cross?")]},
+        config,
+        context=ctx,
+    )
+    second = graph.get_state(config).values
+    assert len(second["messages"]) == 4
+    assert all(e.hop in {h.id for h in second["plan"]} for e in second["evidence"])
+    assert second["plan"][0].question == "Which pass does the Salt Ledger Road cross?"
