@@ -23,6 +23,7 @@ demo: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/langgraph validate
 
 test: lint
 	$(BIN)/pytest -q -ra

@@ -68,7 +68,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from indexes.build import Builder
     from indexes.documents import load_documents
 
-    index = open_index(args, passage_chars=args.passage_chars)
+    index = open_index(args, passage_chars=args.passage_chars, merge_threshold=args.merge_threshold)
     status = 0
     try:
         if args.delete:
@@ -303,6 +303,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--passage-chars", type=int, default=1000, help="max characters per passage")
     p.add_argument("--delete", action="append", metavar="DOC_ID", help="remove a document")
+    p.add_argument(
+        "--merge-threshold",
+        type=float,
+        default=0.85,
+        help="embedding cosine at which two entity names merge into one graph node",
+    )
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("stats", help="show what the index holds")
@@ -330,20 +336,28 @@ def build_parser() -> argparse.ArgumentParser:
     _add_index_args(p)
     _add_model_args(p)
     p.add_argument("--passage-chars", type=int, default=1000, help="max characters per passage")
+    p.add_argument("--merge-threshold", type=float, default=0.85, help="entity merge cosine")
     p.add_argument("--questions", type=int, default=3, help="how many sample questions to answer")
     p.set_defaults(func=cmd_demo)
+
+    from evals.cli import register as register_eval
+    from evals.doctor import register as register_doctor
+
+    register_eval(sub)
+    register_doctor(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `resin` console script."""
+    from agent.models import ModelBackendError
     from indexes.build import IndexMismatchError
     from indexes.documents import DocumentError
 
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (IndexMismatchError, DocumentError, ValueError) as exc:
+    except (IndexMismatchError, DocumentError, ModelBackendError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -10,6 +10,10 @@ Chat model specs:
 
 Structured output is requested the OpenAI way, ``response_format={"type": "json_schema", ...}``;
 each backend turns it into the strongest constraint it has (a JSON-schema grammar on llama.cpp).
+
+OpenAI-compatible servers get RESIN_MODEL_TIMEOUT seconds per try (default 120) and
+RESIN_MODEL_RETRIES retries with exponential backoff (default 2); a server that still fails
+raises `ModelBackendError` naming the server and the cause.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -162,12 +167,48 @@ class ChatLlamaCpp(BaseChatModel):
         )
 
 
-def _openai_compatible(model: str, base_url: str | None) -> BaseChatModel:
-    """ChatOpenAI that falls back to llama.cpp's json_object+schema when json_schema is refused."""
+class ModelBackendError(RuntimeError):
+    """A model server that still failed after the bounded retries, or answered with no reply."""
+
+
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_RETRIES = 2
+_BACKOFF_BASE, _BACKOFF_MAX = 0.5, 8.0
+
+
+def _setting(name: str, default: float) -> float:
+    """A non-negative number from the environment (RESIN_MODEL_TIMEOUT, RESIN_MODEL_RETRIES)."""
+    raw = os.environ.get(name, "").strip()
+    try:
+        value = float(raw) if raw else default
+    except ValueError:
+        raise ModelSpecError(f"{name}={raw!r} is not a number") from None
+    if value < 0:
+        raise ModelSpecError(f"{name}={raw!r} must not be negative")
+    return value
+
+
+def backoff_delay(attempt: int) -> float:
+    """Seconds to wait before retry `attempt` (0-based): exponential, capped, with jitter."""
+    import random
+
+    return min(_BACKOFF_MAX, _BACKOFF_BASE * 2**attempt) * random.uniform(0.75, 1.0)
+
+
+@cache
+def _openai_compatible_class() -> type[Any]:
+    """The ChatOpenAI subclass, defined once (a class per call costs time and is never freed)."""
     import openai
     from langchain_openai import ChatOpenAI
 
     class ChatOpenAICompatible(ChatOpenAI):
+        """ChatOpenAI with llama.cpp's schema fallback, and failures named as `ModelBackendError`.
+
+        Status errors, timeouts and connection errors are retried by the OpenAI client with
+        exponential backoff (``max_retries``); a malformed or truncated body is retried here the
+        same way. What still fails raises `ModelBackendError` naming the server and the cause.
+        """
+
         _legacy_schema: bool = PrivateAttr(default=False)
 
         def _adapt(self, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -175,8 +216,20 @@ def _openai_compatible(model: str, base_url: str | None) -> BaseChatModel:
                 kwargs = {**kwargs, "response_format": _to_llama_format(kwargs["response_format"])}
             return kwargs
 
-        def _generate(
-            self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any
+        def _failure(self, exc: BaseException, tries: int) -> ModelBackendError:
+            where = f"model server {self.openai_api_base or 'api.openai.com'} ({self.model_name})"
+            if isinstance(exc, openai.APITimeoutError):
+                cause = f"no answer within {self.request_timeout} s"
+            elif isinstance(exc, openai.APIStatusError):
+                cause = f"HTTP {exc.status_code}: {str(exc.message)[:200]}"
+            elif isinstance(exc, openai.APIConnectionError):
+                cause = f"connection failed ({exc.__cause__ or exc})"
+            else:
+                cause = f"malformed response ({type(exc).__name__}: {str(exc)[:200]})"
+            return ModelBackendError(f"{where}: {cause}; gave up after {tries} tries")
+
+        def _generate_once(
+            self, messages: Any, stop: Any, run_manager: Any, **kw: Any
         ) -> ChatResult:
             wants_schema = (kw.get("response_format") or {}).get("type") == "json_schema"
             try:
@@ -191,16 +244,59 @@ def _openai_compatible(model: str, base_url: str | None) -> BaseChatModel:
                 self._legacy_schema = True
                 return super()._generate(messages, stop, run_manager, **self._adapt(kw))
 
+        def _generate(
+            self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any
+        ) -> ChatResult:
+            retries = int(self.max_retries or 0)
+            for attempt in range(retries + 1):
+                try:
+                    result = self._generate_once(messages, stop, run_manager, **kw)
+                    if not result.generations:
+                        raise ValueError("the response has no choices")
+                    return result
+                except openai.APIError as exc:  # the client already retried these, with backoff
+                    raise self._failure(exc, retries + 1) from exc
+                except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+                    # a body that is not a chat completion: truncated JSON, an HTML page, garbage
+                    if attempt == retries:
+                        raise self._failure(exc, retries + 1) from exc
+                    time.sleep(backoff_delay(attempt))
+            raise AssertionError("unreachable")
+
+        def _stream(self, *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+            try:
+                yield from super()._stream(*args, **kwargs)
+            except (openai.APIError, json.JSONDecodeError) as exc:
+                raise self._failure(exc, int(self.max_retries or 0) + 1) from exc
+
+    return ChatOpenAICompatible
+
+
+def _openai_compatible(
+    model: str,
+    base_url: str | None,
+    timeout: float | None = None,
+    max_retries: int | None = None,
+) -> BaseChatModel:
+    """ChatOpenAI that falls back to llama.cpp's json_object+schema when json_schema is refused.
+
+    `timeout` (seconds per try) and `max_retries` default to RESIN_MODEL_TIMEOUT and
+    RESIN_MODEL_RETRIES, else 120 s and 2 retries.
+    """
     key = os.environ.get("OPENAI_API_KEY") or ("not-needed" if base_url else None)
     if key is None:
         raise ModelSpecError("openai:MODEL needs OPENAI_API_KEY (or give a base URL: openai:M@URL)")
-    return ChatOpenAICompatible(
+    if timeout is None:
+        timeout = _setting("RESIN_MODEL_TIMEOUT", DEFAULT_TIMEOUT)
+    if max_retries is None:
+        max_retries = int(_setting("RESIN_MODEL_RETRIES", DEFAULT_RETRIES))
+    return _openai_compatible_class()(
         model=model,
         base_url=base_url,
         api_key=SecretStr(key),
         temperature=0,
-        max_retries=2,
-        timeout=120,
+        max_retries=max_retries,
+        timeout=timeout,
     )
 
 
@@ -212,8 +308,13 @@ def register_chat_model(name: str, model: BaseChatModel) -> None:
     _REGISTERED[name] = model
 
 
-def make_chat_model(spec: str | None = None) -> BaseChatModel:
-    """Build a chat model from a spec string (see the module docstring); default: embedded."""
+def make_chat_model(
+    spec: str | None = None, *, timeout: float | None = None, max_retries: int | None = None
+) -> BaseChatModel:
+    """Build a chat model from a spec string (see the module docstring); default: embedded.
+
+    `timeout` and `max_retries` apply to OpenAI-compatible servers (see `_openai_compatible`).
+    """
     spec = (spec or DEFAULT_CHAT_SPEC).strip()
     if spec in _REGISTERED:
         return _REGISTERED[spec]
@@ -228,7 +329,7 @@ def make_chat_model(spec: str | None = None) -> BaseChatModel:
         name, _, base_url = spec.removeprefix("openai:").partition("@")
         if not name:
             raise ModelSpecError("openai: spec needs a model name, e.g. openai:gpt-4o-mini")
-        return _openai_compatible(name, base_url or None)
+        return _openai_compatible(name, base_url or None, timeout, max_retries)
     if spec == "fake":
         return ScriptedChatModel(responder=heuristic_reply)
     raise ModelSpecError(

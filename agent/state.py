@@ -107,13 +107,14 @@ class InputState(TypedDict, total=False):
 
 
 class OutputState(TypedDict, total=False):
-    """The answer with its citations and the full trace behind it."""
+    """The answer with its citations, the trace behind it and the tokens each model call spent."""
 
     answer: str
     citations: list[str]
     plan: list[Hop]
     evidence: list[Evidence]
     chains: list[Chain]
+    usage: list[dict[str, int | str]]
     messages: Annotated[list[AnyMessage], add_messages]
 
 

@@ -140,18 +140,17 @@ class Index:
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed short texts (queries, names) through an LRU cache: a question's hops reuse them."""
         with self._cache_lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._query_cache]
+            found = {t: self._query_cache[t] for t in texts if t in self._query_cache}
+            for text in found:
+                self._query_cache.move_to_end(text)
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
-            vectors = self.embed(missing)
+            found.update(zip(missing, self.embed(missing), strict=True))
             with self._cache_lock:
-                for text, vector in zip(missing, vectors, strict=True):
-                    self._query_cache[text] = vector
+                self._query_cache.update((t, found[t]) for t in missing)
                 while len(self._query_cache) > _QUERY_CACHE_SIZE:
                     self._query_cache.popitem(last=False)
-        with self._cache_lock:
-            for text in texts:
-                self._query_cache.move_to_end(text)
-            return np.stack([self._query_cache[t] for t in texts])
+        return np.stack([found[t] for t in texts])
 
     def stats(self) -> dict[str, Any]:
         """Documents, passages, units per kind, grounded share, graph size, tokens spent."""

@@ -59,7 +59,7 @@ class Catalog:
         """Open (creating if needed) the catalog database."""
         self.path = path
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
+        self._all: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self._lock = threading.Lock()
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(_SCHEMA)
@@ -75,13 +75,17 @@ class Catalog:
             conn.execute("PRAGMA synchronous=NORMAL")
             self._local.conn = conn
             with self._lock:
-                self._all.append(conn)
+                # Parallel hops run on short-lived threads: close what finished threads left.
+                for _, old in [e for e in self._all if not e[0].is_alive()]:
+                    old.close()
+                self._all = [e for e in self._all if e[0].is_alive()]
+                self._all.append((threading.current_thread(), conn))
         return conn
 
     def close(self) -> None:
         """Close every connection this catalog opened."""
         with self._lock:
-            for conn in self._all:
+            for _, conn in self._all:
                 conn.close()
             self._all.clear()
         self._local = threading.local()

@@ -16,6 +16,7 @@ from pathlib import Path
 SUPPORTED_SUFFIXES = (".txt", ".md", ".jsonl")
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_DOCUMENT_CHARS = 2_000_000
+MAX_SENTENCE_CHARS = 1000
 
 # A sentence ends at . ! or ? followed by whitespace and an upper-case letter, digit or quote;
 # common abbreviations are protected so "Dr. Varn" stays one sentence.
@@ -34,9 +35,13 @@ _ABBREVIATIONS = (
     "i.e",
     "No",
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
+# A closing quote or bracket after the punctuation stays with its sentence.
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[]?[A-Z0-9])")
 _ABBREV_TAIL = re.compile(r"(?:^|\s)(?:" + "|".join(re.escape(a) for a in _ABBREVIATIONS) + r")\.$")
 _INITIAL_TAIL = re.compile(r"(?:^|\s)[A-Z]\.$")
+# Longer than any abbreviation plus the space before it: the tails above are matched on this many
+# characters, not on the whole pending sentence (which made "J. J. J. …" quadratic).
+_TAIL_CHARS = 12
 
 
 class DocumentError(ValueError):
@@ -88,8 +93,27 @@ class Document:
         object.__setattr__(self, "hash", content_hash(self.id, self.title, self.text))
 
 
+def _wrap(sentence: str, max_chars: int = MAX_SENTENCE_CHARS) -> list[str]:
+    """Cut a sentence longer than `max_chars` at spaces (hard cuts when it has none)."""
+    if len(sentence) <= max_chars:
+        return [sentence]
+    pieces, start = [], 0
+    while len(sentence) - start > max_chars:
+        cut = sentence.rfind(" ", start + 1, start + max_chars + 1)
+        if cut <= start:
+            cut = start + max_chars
+        pieces.append(sentence[start:cut].rstrip())
+        start = cut + (sentence[cut] == " ")
+    pieces.append(sentence[start:])
+    return [p for p in pieces if p]
+
+
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences on end punctuation, keeping abbreviations and initials intact."""
+    """Split text into sentences on end punctuation, keeping abbreviations and initials intact.
+
+    A "sentence" longer than `MAX_SENTENCE_CHARS` (a line with no end punctuation) is cut at
+    spaces, so no passage, and no prompt or quote match built from one, grows without bound.
+    """
     pieces: list[str] = []
     for block in re.split(r"\n\s*\n", text):
         block = " ".join(block.split())
@@ -97,14 +121,14 @@ def split_sentences(text: str) -> list[str]:
             continue
         start = 0
         for match in _SENTENCE_END.finditer(block):
-            head = block[start : match.start()].rstrip()
-            if _ABBREV_TAIL.search(head) or _INITIAL_TAIL.search(head):
+            tail = block[max(start, match.start() - _TAIL_CHARS) : match.start()]
+            if _ABBREV_TAIL.search(tail) or _INITIAL_TAIL.search(tail):
                 continue
-            pieces.append(head)
+            pieces.extend(_wrap(block[start : match.start()].rstrip()))
             start = match.end()
         tail = block[start:].strip()
         if tail:
-            pieces.append(tail)
+            pieces.extend(_wrap(tail))
     return [p for p in pieces if p.strip()]
 
 
@@ -172,6 +196,8 @@ def read_file(path: Path, root: Path | None = None) -> list[Document]:
         raise DocumentError(
             f"{path}: unsupported file type {path.suffix!r} (use .txt, .md, .jsonl)"
         )
+    if not path.is_file():
+        raise DocumentError(f"{path}: not a regular file")
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise DocumentError(f"{path}: {size:,} bytes is over the {MAX_FILE_BYTES:,}-byte limit")

@@ -154,7 +154,11 @@ def match_sentences(quote: str, passage: Passage) -> list[str]:
             score = 1.0  # the quote copies this sentence and runs on past its end
         else:
             matcher = SequenceMatcher(None, q, text, autojunk=False)
-            if matcher.real_quick_ratio() < QUOTE_MATCH_RATIO:
+            # cheap upper bounds first: ratio() is quadratic in the lengths
+            if (
+                matcher.real_quick_ratio() < QUOTE_MATCH_RATIO
+                or matcher.quick_ratio() < QUOTE_MATCH_RATIO
+            ):
                 continue
             score = matcher.ratio()
         if score > best:
@@ -214,13 +218,40 @@ def _parse(content: str) -> list[dict[str, Any]]:
     return [u for u in data["units"] if isinstance(u, dict)]
 
 
+_FENCE = {"<": "&lt;", ">": "&gt;"}
+_UNFENCE = {v: k for k, v in _FENCE.items()} | {"&quot;": '"'}
+
+
+def fence(text: str, attribute: bool = False) -> str:
+    """Text made safe to place between prompt tags: it can open or close none.
+
+    Only ``<`` and ``>`` are escaped (and ``"`` in an attribute), so ordinary text reaches the model
+    unchanged; a document that writes ``</passage>`` cannot end its own fence.
+    """
+    for char, entity in _FENCE.items():
+        text = text.replace(char, entity)
+    return text.replace('"', "&quot;") if attribute else text
+
+
+def _unfence(value: Any) -> Any:
+    """Undo `fence` in a string the model copied from a fenced passage."""
+    if isinstance(value, str):
+        for entity, char in _UNFENCE.items():
+            value = value.replace(entity, char)
+    return value
+
+
 def extraction_messages(passage: Passage) -> list[BaseMessage]:
-    """The system and user messages for one passage."""
+    """The system and user messages for one passage (its title and text fenced as data)."""
     return [
         SystemMessage(EXTRACT_SYSTEM),
         HumanMessage(EXTRACT_EXAMPLE_USER),
         AIMessage(EXTRACT_EXAMPLE_OUTPUT),
-        HumanMessage(EXTRACT_USER.format(title=passage.title, text=passage.text)),
+        HumanMessage(
+            EXTRACT_USER.format(
+                title=fence(passage.title, attribute=True), text=fence(passage.text)
+            )
+        ),
     ]
 
 
@@ -232,6 +263,7 @@ def extract_passage(model: BaseChatModel, passage: Passage, attempts: int = 2) -
         max_tokens=EXTRACTION_MAX_TOKENS,
     )
     messages = extraction_messages(passage)
+    fenced = any(c in passage.text + passage.title for c in '<>"')
     for _ in range(attempts):
         try:
             reply = constrained.invoke(messages)
@@ -243,7 +275,7 @@ def extract_passage(model: BaseChatModel, passage: Passage, attempts: int = 2) -
         result.completion_tokens += completion_tokens
         try:
             raw_units = _parse(str(reply.content))
-        except (ValueError, json.JSONDecodeError) as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deep
             result.error = f"unparseable model output: {exc}"[:300]
             continue
         result.error = None
@@ -251,6 +283,8 @@ def extract_passage(model: BaseChatModel, passage: Passage, attempts: int = 2) -
         for raw in raw_units[:MAX_UNITS_PER_PASSAGE]:
             result.proposed += 1
             try:
+                if fenced:
+                    raw = {k: _unfence(v) for k, v in raw.items()}
                 draft = UnitDraft.model_validate(raw)
                 unit = ground(draft, passage)
             except ValidationError:

@@ -45,5 +45,24 @@ def fake_model() -> ScriptedChatModel:
     return ScriptedChatModel(responder=heuristic_reply)
 
 
+@pytest.fixture(scope="session")
+def sample_index(tmp_path_factory, embedder) -> Path:
+    """The sample corpus indexed once with the rule-based fake extractor (absolute path)."""
+    from agent.resources import forget_indexes
+    from indexes.build import Builder
+    from indexes.documents import load_documents
+
+    path = (tmp_path_factory.mktemp("sample") / "index").resolve()
+    index = Index(IndexConfig(path=path), embedder)
+    try:
+        docs, errors = load_documents([SAMPLE_DOCS])
+        assert docs and not errors
+        Builder(index, ScriptedChatModel(responder=heuristic_reply)).run(docs)
+    finally:
+        index.close()
+    yield path
+    forget_indexes()
+
+
 def units_json(*units: dict) -> str:
     return json.dumps({"units": list(units)})

@@ -176,37 +176,75 @@ def passages_about(index: Index, entity: str, query: str, k: int = 2) -> list[Pa
 
 def _passage_vectors(index: Index, pids: Sequence[str]) -> tuple[list[str], np.ndarray]:
     records = index.vectors.get_vectors("passages", list(pids))
-    ids = [r[0] for r in records]
-    return ids, np.asarray([r[1] for r in records], dtype=np.float32).reshape(len(ids), -1)
+    if not records:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    return [r[0] for r in records], np.asarray([r[1] for r in records], dtype=np.float32)
+
+
+def named_in(index: Index, text: str, longest: int = 6) -> list[str]:
+    """Entity keys written in the text that the index knows: document titles and graph names."""
+    tokens = entity_key(text).split()
+    found: list[str] = []
+    for size in range(min(longest, len(tokens)), 0, -1):
+        for i in range(len(tokens) - size + 1):
+            gram = " ".join(tokens[i : i + size])
+            if len(gram) >= 3 and gram not in found and _display_name(index, gram):
+                found.append(gram)
+    return found
 
 
 def bridge_entities(
     index: Index,
     passage_ids: Sequence[str],
     question: str,
-    exclude: Sequence[str] = (),
-    limit: int = 5,
-) -> list[tuple[str, float]]:
-    """Entities the given passages name, other than those in the question, scored against it.
+    held: Sequence[str] = (),
+    limit: int = 2,
+    per_entity: int = 20,
+) -> list[tuple[str, PassageHit]]:
+    """The best unheld passage about each entity the passages (or the question) name, best first.
 
     These are a multi-hop question's bridges: a passage about the first hop names the entity
-    whose own passages answer the second, and the mention index finds it without a model.
+    whose own passages answer the second, and the mention index finds it without a model. Each
+    candidate's passages (its own document's, else those naming it) are scored against the
+    question in one batch; the `limit` entities with the best-scoring passage win.
     """
-    question_key = f" {entity_key(question)} "
-    excluded = {entity_key(e) for e in exclude}
-    names: dict[str, str] = {}
-    for pid in passage_ids:
-        for key in index.catalog.mentioned_in(pid):
-            if f" {key} " in question_key or key in excluded or key in names:
-                continue
-            display = _display_name(index, key)
-            if display:
-                names[key] = display
-    if not names:
+    keys = named_in(index, question) + [
+        k for p in passage_ids for k in index.catalog.mentioned_in(p)
+    ]
+    skip = set(held)
+    candidates: dict[str, list[str]] = {}
+    for key in dict.fromkeys(keys):
+        display = _display_name(index, key)
+        if not display or display in candidates:
+            continue
+        own = index.catalog.titled(key) or index.catalog.mentioning(key)[:per_entity]
+        pids = [p for p in own if p not in skip]
+        if pids:
+            candidates[display] = pids
+    ids, vectors = _passage_vectors(
+        index, list(dict.fromkeys(p for ps in candidates.values() for p in ps))
+    )
+    if not ids:
         return []
-    sims = index.embed_queries(list(names.values())) @ _query_vector(index, question)
-    ranked = sorted(zip(names.values(), sims.tolist(), strict=True), key=lambda kv: -kv[1])
-    return ranked[:limit]
+    sim = dict(zip(ids, (vectors @ _query_vector(index, question)).tolist(), strict=True))
+    best = sorted(
+        (
+            max((sim[p], p) for p in pids if p in sim) + (name,)
+            for name, pids in candidates.items()
+            if any(p in sim for p in pids)
+        ),
+        reverse=True,
+    )
+    chosen: list[tuple[str, str, float]] = []
+    for score, pid, name in best:
+        if pid not in {c[1] for c in chosen}:
+            chosen.append((name, pid, score))
+        if len(chosen) == limit:
+            break
+    hits = {
+        h.passage_id: h for h in _hits(index, [(pid, score) for _, pid, score in chosen], "entity")
+    }
+    return [(name, hits[pid]) for name, pid, _ in chosen if pid in hits]
 
 
 def _display_name(index: Index, key: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
@@ -15,10 +15,12 @@ from agent.nodes.common import usage_row
 from agent.resources import context_of, get_index
 from agent.state import Evidence, State
 from indexes.documents import Passage
+from indexes.extraction import fence
 from indexes.lexical import tokenize
 from prompts import COMPOSE_SYSTEM, COMPOSE_USER
 
-_CITATION = re.compile(r"\[(\d{1,3})\]")
+# A label the prompt gave ([3]) or a raw passage id ([p3f2a…]), which a document may fake.
+_CITATION = re.compile(r"\[(\d{1,3}|p[0-9a-f]{6,40})\]")
 # Without the compose model's tokenizer at hand, ~4 characters per token is the usual estimate.
 _CHARS_PER_TOKEN = 4
 
@@ -47,20 +49,22 @@ def select_passages(
 
 
 def render_passages(passages: list[Passage]) -> str:
-    """Passages fenced as data, each under a short citation label."""
+    """Passages fenced as data, each under a short citation label (tags in the text escaped)."""
     return "\n".join(
-        f'<passage label="[{i}]" title="{p.title}">{p.text}</passage>'
+        f'<passage label="[{i}]" title="{fence(p.title, attribute=True)}">{fence(p.text)}</passage>'
         for i, p in enumerate(passages, 1)
     )
 
 
 def check_citations(answer: str, passages: list[Passage]) -> tuple[list[str], list[str]]:
     """Passage ids the answer cites, and the cited labels that point outside the buffer."""
+    shown = {p.id for p in passages}
     cited, removed = [], []
     for label in _CITATION.findall(answer):
-        i = int(label)
-        if 1 <= i <= len(passages):
-            cited.append(passages[i - 1].id)
+        if label.isdigit() and 1 <= int(label) <= len(passages):
+            cited.append(passages[int(label) - 1].id)
+        elif label in shown:
+            cited.append(label)
         else:
             removed.append(f"[{label}]")
     return list(dict.fromkeys(cited)), removed
@@ -83,7 +87,9 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     get_stream_writer()({"event": "composing", "evidence": len(evidence)})
     held = index.catalog.passages(list(dict.fromkeys(e.passage_id for e in evidence)))
     passages = select_passages(evidence, held, ctx.evidence_budget)
-    chains = "\n".join(c.text for c in (state.get("chains") or [])[: ctx.top_chains]) or "(none)"
+    chains = (
+        "\n".join(fence(c.text) for c in (state.get("chains") or [])[: ctx.top_chains]) or "(none)"
+    )
     messages = [
         SystemMessage(COMPOSE_SYSTEM),
         HumanMessage(
@@ -104,6 +110,8 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "answer": answer,
         "citations": cited or attribute(answer, passages),
         "removed_citations": removed,
-        "messages": [reply],
+        # The streamed message itself (same id, same text), minus anything but text: tool calls
+        # a model was talked into must never reach a parent graph's tool node.
+        "messages": [AIMessage(content=text, id=reply.id, usage_metadata=reply.usage_metadata)],
         "usage": [usage_row("compose", reply)],
     }

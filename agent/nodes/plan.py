@@ -16,6 +16,7 @@ from agent.models import make_chat_model
 from agent.nodes.common import parse_reply, question_of, structured, usage_row
 from agent.resources import context_of
 from agent.state import MAX_HOPS, Hop, Plan, State
+from indexes.extraction import fence
 from prompts import PLAN_SYSTEM, PLAN_USER
 
 _PLACEHOLDER = re.compile(r"#(\d+)")
@@ -62,7 +63,7 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     reason = ""
     try:
         reply = structured(make_chat_model(ctx.plan_model), Plan, max_tokens=300).invoke(
-            [SystemMessage(PLAN_SYSTEM), HumanMessage(PLAN_USER.format(question=question))]
+            [SystemMessage(PLAN_SYSTEM), HumanMessage(PLAN_USER.format(question=fence(question)))]
         )
         usage.append(usage_row("plan", reply))
         hops = validate_plan(parse_reply(reply, Plan))

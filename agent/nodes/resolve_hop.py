@@ -16,6 +16,7 @@ from agent.nodes.common import parse_reply, structured, usage_row
 from agent.resources import context_of, get_index
 from agent.state import Evidence, Hop, HopResult, HopTask
 from indexes.build import Index
+from indexes.extraction import fence
 from indexes.lexical import tokenize
 from indexes.units import normalize
 from prompts import BRIDGE_SYSTEM, BRIDGE_USER
@@ -121,12 +122,18 @@ def _bridge_value(
     """A short answer for dependents: the hop model's, if it is grounded in the evidence."""
     if not evidence:
         return ""
-    quotes = "\n".join(f"- {e.quote}" for e in sorted(evidence, key=lambda e: -e.score)[:4])
+    best = sorted(evidence, key=lambda e: -e.score)[:4]
+    quotes = "\n".join(f"- {e.quote}" for e in best)
     try:
         reply = structured(make_chat_model(ctx.hop_model), BridgeAnswer, max_tokens=40).invoke(
             [
                 SystemMessage(BRIDGE_SYSTEM),
-                HumanMessage(BRIDGE_USER.format(evidence=quotes, question=query)),
+                HumanMessage(
+                    BRIDGE_USER.format(
+                        evidence="\n".join(f"- {fence(e.quote)}" for e in best),
+                        question=fence(query),
+                    )
+                ),
             ]
         )
         usage.append(usage_row(f"hop {hop.id}", reply))
@@ -136,6 +143,24 @@ def _bridge_value(
     if answer and normalize(answer) in normalize(quotes):
         return answer
     return ""
+
+
+def _bridged(hop: Hop, task: HopTask, ctx: Context) -> bool:
+    """Hop 1 of a structural plan: bridge hops will follow the entities its passages name."""
+    return hop.id == 1 and task["plan_source"] == "structural" and ctx.bridge_hops > 0
+
+
+def _passage_slots(hop: Hop, units: list[UnitHit], task: HopTask, ctx: Context) -> int:
+    """How many passages a question hop takes.
+
+    A bridged hop 1 leaves one of its k slots to each bridge hop (the best 3 dense passages plus
+    the best 2 about entities they name beat the top 5 dense). Otherwise passages carry the hop
+    when units are thin (fewer than two real hits), and back them up when they are not.
+    """
+    if _bridged(hop, task, ctx):
+        return max(1, ctx.k_per_hop - ctx.bridge_hops)
+    thin = sum(u.score >= UNIT_HIT for u in units) < 2
+    return ctx.k_per_hop if thin else QUESTION_HOP_PASSAGES
 
 
 def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -149,23 +174,22 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     new_hops: list[Hop] = []
     if hop.entity:
         # A structural bridge hop: the entity's own passages, ranked by the original question.
-        passages = passages_about(index, hop.entity, task["question"], k=1)
+        held = set(task["evidence_ids"])
+        about = passages_about(index, hop.entity, task["question"], k=1 + len(held))
+        passages = [p for p in about if p.passage_id not in held][:1]
         units = units_about(index, hop.entity, ctx.k_per_hop, task["question"])
     else:
         units = search_units(index, query, hop.kinds or None, ctx.k_per_hop)
         chains = traverse_chains(
             index, query, hop.direction, ctx.chain_depth, ctx.tau, ctx.top_chains
         )
-        thin = sum(u.score >= UNIT_HIT for u in units) < 2
-        passages = search_passages(index, query, ctx.k_per_hop if thin else QUESTION_HOP_PASSAGES)
-        if thin:
-            passages = passages[: max(QUESTION_HOP_PASSAGES, len(passages))]
+        passages = search_passages(index, query, _passage_slots(hop, units, task, ctx))
     evidence = (
         _passage_evidence(passages, hop.id, query, index)
         + _unit_evidence(units, hop.id)
         + _chain_evidence(chains, hop.id, index)
     )
-    if hop.id == 1 and task["plan_source"] == "structural" and ctx.bridge_hops > 0:
+    if _bridged(hop, task, ctx):
         new_hops = _bridge_hops(index, passages, task, ctx)
     bridge = ""
     if new_hops or task["has_dependents"]:
@@ -204,23 +228,15 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
 def _bridge_hops(
     index: Index, passages: list[PassageHit], task: HopTask, ctx: Context
 ) -> list[Hop]:
-    """Follow-up hops to entities named in hop 1's passages whose own passages are not buffered yet.
+    """Follow-up hops to the named entities whose own unbuffered passages best match the question.
 
-    Candidates are scored by how well their best passage matches the question, so the hop goes to
-    the entity whose text most likely holds the missing half of the answer.
+    Candidates are the entities hop 1's passages name, plus those the question names itself.
     """
-    question = task["question"]
-    held = {p.passage_id for p in passages} | set(task["evidence_ids"])
-    candidates = bridge_entities(
-        index, [p.passage_id for p in passages], question, limit=4 * ctx.bridge_hops
+    held = [p.passage_id for p in passages] + task["evidence_ids"]
+    bridges = bridge_entities(
+        index, [p.passage_id for p in passages], task["question"], held, ctx.bridge_hops
     )
-    scored: list[tuple[float, str]] = []
-    for name, _ in dict(candidates).items():
-        about = [p for p in passages_about(index, name, question, k=2) if p.passage_id not in held]
-        if about:
-            scored.append((about[0].score, name))
-    scored.sort(reverse=True)
     return [
         Hop(id=2 + i, question=f"What does the text say about {name}?", depends_on=[1], entity=name)
-        for i, (_, name) in enumerate(scored[: ctx.bridge_hops])
+        for i, (name, _) in enumerate(bridges)
     ]

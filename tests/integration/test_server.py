@@ -12,10 +12,6 @@ import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
-from agent.models import ScriptedChatModel, heuristic_reply
-from indexes.build import Builder, Index, IndexConfig
-from indexes.documents import load_documents
-from tests.conftest import SAMPLE_DOCS
 from tests.integration.servers import free_port, running
 
 pytestmark = pytest.mark.slow
@@ -27,20 +23,7 @@ RUN_DEADLINE = 240.0
 
 
 @pytest.fixture(scope="module")
-def fake_index(tmp_path_factory, embedder) -> Path:
-    path = tmp_path_factory.mktemp("server") / "index"
-    index = Index(IndexConfig(path=path), embedder)
-    try:
-        docs, errors = load_documents([SAMPLE_DOCS])
-        assert docs and not errors
-        Builder(index, ScriptedChatModel(responder=heuristic_reply)).run(docs)
-    finally:
-        index.close()
-    return path.resolve()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, fake_index):
+def server(tmp_path_factory, sample_index):
     """`langgraph dev` on a free loopback port, started from the repo root; yields url and log."""
     port = free_port()
     langgraph = str(Path(sys.executable).with_name("langgraph"))
@@ -80,7 +63,7 @@ def tail(path: Path, chars: int = 4000) -> str:
     return path.read_text(errors="replace")[-chars:]
 
 
-def test_streams_plan_hops_and_answer_tokens_over_the_api(server, fake_index):
+def test_streams_plan_hops_and_answer_tokens_over_the_api(server, sample_index):
     client = get_sync_client(
         url=server.url, timeout=httpx.Timeout(connect=10.0, read=120.0, write=10.0, pool=10.0)
     )
@@ -89,7 +72,7 @@ def test_streams_plan_hops_and_answer_tokens_over_the_api(server, fake_index):
         "plan_model": "fake",
         "hop_model": "fake",
         "compose_model": "fake",
-        "index_path": str(fake_index),
+        "index_path": str(sample_index),
     }
     custom: list[dict] = []
     tokens: list[str] = []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from pathlib import Path
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
@@ -12,30 +11,11 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 
 from agent.context import Context
 from agent.graph import graph
-from agent.models import ScriptedChatModel, heuristic_reply
-from agent.resources import forget_indexes
-from indexes.build import Builder, Index, IndexConfig
-from indexes.documents import load_documents
-from tests.conftest import SAMPLE_DOCS
 
 pytestmark = pytest.mark.slow
 
 FIRST = "In which port was the designer of the Orrin Dam born?"
 SECOND = "What spawns in the gravel beds below the Orrin Dam?"
-
-
-@pytest.fixture(scope="module")
-def fake_index(tmp_path_factory, embedder) -> Path:
-    path = tmp_path_factory.mktemp("subgraph") / "index"
-    index = Index(IndexConfig(path=path), embedder)
-    try:
-        docs, errors = load_documents([SAMPLE_DOCS])
-        assert docs and not errors
-        Builder(index, ScriptedChatModel(responder=heuristic_reply)).run(docs)
-    finally:
-        index.close()
-    yield path.resolve()
-    forget_indexes()
 
 
 def chat_agent():
@@ -99,11 +79,11 @@ def check_turn(seen: dict, question: str) -> tuple[str, set[str], list[str]]:
     return "".join(text for *_, text in tokens), {e.passage_id for e in evidence}, composed
 
 
-def test_resin_as_a_subgraph_of_a_chat_agent(fake_index):
+def test_resin_as_a_subgraph_of_a_chat_agent(sample_index):
     app = chat_agent()
     config = {"configurable": {"thread_id": f"chat-{uuid.uuid4()}"}}
     context = Context(
-        plan_model="fake", hop_model="fake", compose_model="fake", index_path=str(fake_index)
+        plan_model="fake", hop_model="fake", compose_model="fake", index_path=str(sample_index)
     )
 
     first = turn(app, FIRST, config, context)

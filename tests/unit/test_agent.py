@@ -6,29 +6,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.context import Context
 from agent.graph import builder
-from agent.models import ScriptedChatModel, heuristic_reply, register_chat_model
+from agent.models import ScriptedChatModel, register_chat_model
 from agent.nodes.dispatch import route_hops
 from agent.nodes.plan import PlanError, validate_plan
-from agent.resources import forget_indexes
 from agent.state import Hop, HopResult, Plan
-from indexes.build import Builder
-from indexes.documents import load_documents
-from tests.conftest import SAMPLE_DOCS
 
 QUESTION = "In which port was the designer of the Orrin Dam born?"
-
-
-@pytest.fixture(scope="module")
-def sample_index(tmp_path_factory, embedder):
-    from indexes.build import Index, IndexConfig
-
-    path = tmp_path_factory.mktemp("sample") / "index"
-    index = Index(IndexConfig(path=path), embedder)
-    docs, _ = load_documents([SAMPLE_DOCS])
-    Builder(index, ScriptedChatModel(responder=heuristic_reply)).run(docs)
-    index.close()
-    yield path
-    forget_indexes()
 
 
 def scripted(plan=None, bridge=None, answer="Caldmere is the port. [1]"):
@@ -45,16 +28,20 @@ def scripted(plan=None, bridge=None, answer="Caldmere is the port. [1]"):
     return ScriptedChatModel(responder=respond)
 
 
-def run(sample_index, model, question=QUESTION, **context):
+def compiled(sample_index, model):
+    """The graph with its own saver, every step on the scripted `model`."""
     register_chat_model("scripted", model)
-    graph = builder.compile(checkpointer=InMemorySaver())
     ctx = Context(
         plan_model="scripted",
         hop_model="scripted",
         compose_model="scripted",
         index_path=str(sample_index),
-        **context,
     )
+    return builder.compile(checkpointer=InMemorySaver()), ctx
+
+
+def run(sample_index, model, question=QUESTION):
+    graph, ctx = compiled(sample_index, model)
     config = {"configurable": {"thread_id": "t1"}}
     events = list(
         graph.stream({"question": question}, config, context=ctx, stream_mode=["debug", "custom"])
@@ -197,14 +184,7 @@ def test_out_of_buffer_citations_are_removed_and_counted(sample_index):
 
 
 def test_messages_in_messages_out_and_progress_events(sample_index):
-    register_chat_model("scripted", scripted())
-    graph = builder.compile(checkpointer=InMemorySaver())
-    ctx = Context(
-        plan_model="scripted",
-        hop_model="scripted",
-        compose_model="scripted",
-        index_path=str(sample_index),
-    )
+    graph, ctx = compiled(sample_index, scripted())
     config = {"configurable": {"thread_id": "chat"}}
     custom = []
     for mode, payload in graph.stream(
@@ -229,3 +209,12 @@ def test_messages_in_messages_out_and_progress_events(sample_index):
     assert len(second["messages"]) == 4
     assert all(e.hop in {h.id for h in second["plan"]} for e in second["evidence"])
     assert second["plan"][0].question == "Which pass does the Salt Ledger Road cross?"
+
+
+def test_graph_wiring_matches_the_snapshot():
+    from pathlib import Path
+
+    from agent.graph import graph
+
+    snapshot = Path(__file__).with_name("graph.mmd").read_text()
+    assert graph.get_graph().draw_mermaid() == snapshot

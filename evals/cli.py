@@ -1,0 +1,152 @@
+"""`resin eval`: measure the agent against the systems users would pick instead, in one run.
+
+    resin eval --data ../shared/data/hotpotqa/hotpotqa_dev_300.jsonl --systems all --limit 100
+        --model embedded --out evals/runs/hotpot
+
+`register(subparsers)` adds the subcommand to resin's parser; `python -m evals.cli eval ...`
+runs it standalone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from typing import Any
+
+from evals.systems import SYSTEMS, parse_systems
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the `eval` subcommand (its handler is `run`)."""
+    p = subparsers.add_parser(
+        "eval",
+        help="compare the agent with baselines and ablations on a benchmark file",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--data",
+        required=True,
+        help="normalized JSONL, HotpotQA official JSON, or HolisQA qa.jsonl (sentences.jsonl beside)",
+    )
+    p.add_argument(
+        "--systems",
+        default="all",
+        help=f"'all' or a comma-separated list of: {', '.join(SYSTEMS)}",
+    )
+    p.add_argument("--limit", type=int, default=None, help="a seeded random N of the questions")
+    p.add_argument(
+        "--model",
+        default="embedded",
+        help="chat model spec used by every system (default: embedded)",
+    )
+    p.add_argument("--out", required=True, help="output folder (rerun the same command to resume)")
+    p.add_argument("--index", default=None, help="index folder (default: OUT/index)")
+    p.add_argument(
+        "--subset",
+        action="store_true",
+        help="corpus = the sampled questions' passages plus as many random distractors",
+    )
+    p.add_argument(
+        "--k", type=int, default=5, help="passages (and units) retrieved per query or hop"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the question sample and the subset")
+    p.add_argument(
+        "--extract",
+        choices=["model", "none"],
+        default="model",
+        help="'none' builds the structural index only (no units, no graph edges, no model calls)",
+    )
+    p.add_argument("--extract-model", default=None, help="extraction model spec (default: --model)")
+    p.add_argument("--embedder", default="minilm", help="embedder name or path (default: MiniLM)")
+    p.add_argument(
+        "--passage-chars",
+        type=int,
+        default=None,
+        help="max characters per passage (default: one paragraph per passage; HolisQA 1000)",
+    )
+    p.add_argument(
+        "--corpus", default=None, help="fact pool JSONL for questions without paragraphs (QASC)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=run)
+    return p
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The `resin eval` command that reproduces this run (for summary.md)."""
+    parts = ["resin", "eval"]
+    flags = {
+        "data": "--data",
+        "systems": "--systems",
+        "limit": "--limit",
+        "model": "--model",
+        "out": "--out",
+        "index": "--index",
+        "k": "--k",
+        "seed": "--seed",
+        "extract": "--extract",
+        "extract_model": "--extract-model",
+        "embedder": "--embedder",
+        "passage_chars": "--passage-chars",
+        "corpus": "--corpus",
+    }
+    for attr, flag in flags.items():
+        value = getattr(args, attr, None)
+        if value is not None:
+            parts += [flag, str(value)]
+    if getattr(args, "subset", False):
+        parts.append("--subset")
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run or resume the evaluation and print summary.md."""
+    from pathlib import Path
+
+    from evals.runner import RunConfig, run_eval
+
+    if args.limit is not None and args.limit < 1:
+        raise ValueError("--limit must be at least 1")
+    if args.k < 1:
+        raise ValueError("--k must be at least 1")
+    config = RunConfig(
+        data=args.data,
+        out=args.out,
+        systems=parse_systems(args.systems),
+        limit=args.limit,
+        model=args.model,
+        index=args.index,
+        subset=args.subset,
+        k=args.k,
+        seed=args.seed,
+        extract=args.extract,
+        extract_model=args.extract_model,
+        embedder=args.embedder,
+        passage_chars=args.passage_chars,
+        corpus=args.corpus,
+        progress=not args.quiet,
+        command=command_line(args),
+    )
+    run_eval(config)
+    print((Path(args.out) / "summary.md").read_text(encoding="utf-8"))
+    print(f"written: {Path(args.out) / 'summary.md'}, results.json, plot.png, traces/")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Standalone entry point: `python -m evals.cli eval ...`."""
+    parser = argparse.ArgumentParser(prog="python -m evals.cli")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register(sub)
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

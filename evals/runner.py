@@ -1,0 +1,563 @@
+"""The evaluation run: load data, build (or reuse) the index, run each system, score, report.
+
+Layout of an output folder:
+
+    run.json                  what was run (refused if a later run into the folder differs)
+    index/                    the resin index (default; `--index` puts it elsewhere)
+    results/<system>.jsonl    one scored row per question, appended as it finishes
+    traces/<system>.jsonl     one trace per question: plan, hops, evidence, chains, answer
+    summary.md                one table, systems × metrics
+    results.json              the same figures, plus per-stage latency and the run's settings
+    plot.png                  quality and latency of the systems side by side
+
+A rerun skips questions already scored (rows with an error are retried), and the index build is
+incremental with an extraction cache, so a rerun of a finished run makes no model calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from agent.context import Context
+from agent.models import ChatLlamaCpp, _load_llama, make_chat_model, make_embedder
+from agent.resources import forget_indexes, get_index
+from evals import metrics
+from evals.data import Dataset, Question, load_dataset, sentence_index
+from evals.prompts import EVAL_PROMPT_VERSION
+from evals.systems import SYSTEMS, Env, Outcome
+from indexes.build import Builder, BuildReport, Index, IndexConfig, extraction_key
+from indexes.documents import Passage, content_hash, make_passages
+
+RECALL_KS = (2, 5, 10)
+_INDEX_META = "evals-index.json"
+
+
+@dataclass
+class RunConfig:
+    """Everything a run depends on (the `resin eval` flags)."""
+
+    data: str
+    out: str
+    systems: list[str] = field(default_factory=lambda: ["none", "bm25", "dense", "agent"])
+    limit: int | None = None
+    model: str = "embedded"
+    index: str | None = None
+    subset: bool = False
+    k: int = 5
+    seed: int = 0
+    extract: str = "model"
+    extract_model: str | None = None
+    embedder: str = "minilm"
+    passage_chars: int | None = None
+    corpus: str | None = None
+    progress: bool = True
+    command: str = ""
+
+
+@dataclass
+class Corpus:
+    """The run's passages, as the index holds them, and their maps back to the dataset."""
+
+    passages: list[Passage]
+    doc_of: dict[str, str]
+    sentences_of: dict[str, list[str]]
+    dataset_sentence: dict[str, str]
+
+
+def _log(config: RunConfig, message: str) -> None:
+    if config.progress:
+        print(message, file=sys.stderr, flush=True)
+
+
+def _digest(items: Sequence[str]) -> str:
+    return hashlib.sha1("\n".join(items).encode("utf-8")).hexdigest()[:16]
+
+
+# --- run identity -------------------------------------------------------------------------------
+def fingerprint(config: RunConfig, data: Dataset, passage_chars: int) -> dict[str, Any]:
+    """What must not change between runs that append to the same result files."""
+    return {
+        "data": str(Path(data.path).resolve()),
+        "format": data.format,
+        "questions": len(data.questions),
+        "question_ids": _digest([q.id for q in data.questions]),
+        "documents": len(data.documents),
+        "corpus": _digest(sorted(d.id + d.hash for d in data.documents)),
+        "subset": config.subset,
+        "seed": config.seed,
+        "model": config.model,
+        "k": config.k,
+        "extract": config.extract,
+        "extract_model": config.extract_model or config.model,
+        "embedder": config.embedder,
+        "passage_chars": passage_chars,
+        "eval_prompts": EVAL_PROMPT_VERSION,
+    }
+
+
+def check_run(out: Path, identity: dict[str, Any]) -> None:
+    """Write run.json, or refuse when the folder holds results of a different run."""
+    path = out / "run.json"
+    if path.exists():
+        old = json.loads(path.read_text(encoding="utf-8")).get("fingerprint", {})
+        changed = [k for k in identity if old.get(k) != identity[k]]
+        if changed and any((out / "results").glob("*.jsonl")):
+            raise ValueError(
+                f"{out} holds results of another run (it differs in: {', '.join(changed)}); "
+                "choose another --out folder"
+            )
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"fingerprint": identity}, indent=2), encoding="utf-8")
+
+
+# --- index --------------------------------------------------------------------------------------
+def _check_index_meta(path: Path, passage_chars: int) -> None:
+    meta = path / _INDEX_META
+    if (path / "manifest.json").exists() and not meta.exists():
+        raise ValueError(
+            f"{path} is an index that resin eval did not make (eval removes documents that are not "
+            "in the run's corpus): choose an empty folder or one an earlier eval made"
+        )
+    if meta.exists():
+        have = json.loads(meta.read_text(encoding="utf-8")).get("passage_chars")
+        if have != passage_chars:
+            raise ValueError(
+                f"the index at {path} was built with passage_chars={have}, this run needs "
+                f"{passage_chars}: choose another --index folder"
+            )
+    path.mkdir(parents=True, exist_ok=True)
+    meta.write_text(json.dumps({"passage_chars": passage_chars}), encoding="utf-8")
+
+
+def build_index(
+    config: RunConfig, data: Dataset, path: Path, passage_chars: int
+) -> tuple[BuildReport, dict[str, Any]]:
+    """Bring the index to exactly this corpus: stale documents removed, new ones built."""
+    _check_index_meta(path, passage_chars)
+    extractor = (
+        None if config.extract == "none" else make_chat_model(config.extract_model or config.model)
+    )
+    index = Index(
+        IndexConfig(path=path, passage_chars=passage_chars), make_embedder(config.embedder)
+    )
+    try:
+        builder = Builder(index, extractor)
+        wanted = {d.id for d in data.documents}
+        stale = [r.doc_id for r in index.catalog.documents() if r.doc_id not in wanted]
+        for doc_id in tqdm(stale, desc="drop stale docs", disable=not config.progress or not stale):
+            builder.delete(doc_id)
+        bar = tqdm(total=0, desc="index", unit="passage", disable=not config.progress)
+
+        def progress(done: int, total: int, _report: BuildReport) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        report = builder.run(data.documents, progress=progress)
+        bar.close()
+        stats = index.stats()
+        stats.update(extraction_cost(index, data, passage_chars, extractor))
+        stats["stale_documents_removed"] = len(stale)
+    finally:
+        index.close()
+    return report, stats
+
+
+def extraction_cost(
+    index: Index, data: Dataset, passage_chars: int, extractor: Any
+) -> dict[str, Any]:
+    """Extraction tokens spent on this corpus's passages (from the cache) per 1K corpus tokens.
+
+    Corpus tokens are counted with the extraction model's tokenizer when it is a llama.cpp model,
+    else estimated at 4 characters per token.
+    """
+    passages = [p for d in data.documents for p in make_passages(d, passage_chars)]
+    chars = sum(len(p.text) for p in passages)
+    if isinstance(extractor, ChatLlamaCpp):
+        llama = _load_llama(extractor.model_path, extractor.n_ctx)
+        corpus_tokens = sum(len(llama.tokenize(p.text.encode(), add_bos=False)) for p in passages)
+        tokenizer = "the extraction model's"
+    else:
+        corpus_tokens = round(chars / 4)
+        tokenizer = "estimated at 4 characters per token"
+    prompt = completion = 0
+    if extractor is not None:
+        key = extraction_key(extractor)
+        keys = [content_hash(key, p.hash, length=24) for p in passages]
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            row = index.catalog.db.execute(
+                "SELECT COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0) "
+                f"FROM extractions WHERE key IN ({','.join('?' * len(chunk))})",
+                chunk,
+            ).fetchone()
+            prompt += int(row[0])
+            completion += int(row[1])
+    spent = prompt + completion
+    return {
+        "corpus_passages": len(passages),
+        "corpus_tokens": corpus_tokens,
+        "corpus_tokenizer": tokenizer,
+        "extraction_prompt_tokens": prompt,
+        "extraction_completion_tokens": completion,
+        "extraction_tokens_per_1k_corpus_tokens": (
+            round(1000 * spent / corpus_tokens, 1) if corpus_tokens else 0.0
+        ),
+    }
+
+
+def corpus_maps(data: Dataset, passage_chars: int) -> Corpus:
+    """Passages as the index cut them, with passage → document and index → dataset sentence maps."""
+    passages = [p for d in data.documents for p in make_passages(d, passage_chars)]
+    return Corpus(
+        passages=passages,
+        doc_of={p.id: p.doc_id for p in passages},
+        sentences_of={p.id: [s.id for s in p.sentences] for p in passages},
+        dataset_sentence=sentence_index(data.documents, data.doc_sentences, passage_chars),
+    )
+
+
+# --- scoring ------------------------------------------------------------------------------------
+def score(
+    q: Question, out: Outcome, corpus: Corpus, embedder: Any, retrieves: bool
+) -> dict[str, Any]:
+    """The per-question metrics of one outcome."""
+    answer = metrics.strip_citations(out.answer)
+    row: dict[str, Any] = {
+        "em": metrics.exact_match(answer, q.answers) if q.answers else None,
+        "f1": metrics.f1(answer, q.answers) if q.answers else None,
+        "acc": metrics.contains_answer(answer, q.answers) if q.answers else None,
+        "choice": (
+            metrics.choice_correct(answer, q.choices, q.answer_choice) if q.choices else None
+        ),
+    }
+    keys = [corpus.doc_of.get(pid, pid) for pid in out.ranked]
+    keys = list(dict.fromkeys(keys))
+    for k in RECALL_KS:
+        has = retrieves and bool(q.gold_keys)
+        row[f"recall@{k}"] = metrics.recall_at_k(keys, q.gold_keys, k) if has else None
+        row[f"all_gold@{k}"] = metrics.all_gold_at_k(keys, q.gold_keys, k) if has else None
+    if retrieves and q.gold_sentence_ids:
+        shown = [s for pid in out.context_passages for s in corpus.sentences_of.get(pid, [])]
+        shown += out.context_sentences
+        mapped = {corpus.dataset_sentence[s] for s in shown if s in corpus.dataset_sentence}
+        row["context_recall"] = metrics.context_recall(mapped, q.gold_sentence_ids)
+    else:
+        row["context_recall"] = None
+    if answer:
+        vectors = embedder.embed_documents([q.question, answer])
+        row["relevancy"] = metrics.cosine(vectors[0], vectors[1])
+    else:
+        row["relevancy"] = 0.0
+    return row
+
+
+def _done_ids(path: Path) -> set[str]:
+    done: set[str] = set()
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a line cut by a kill: the question is redone
+                if not row.get("error"):
+                    done.add(str(row["id"]))
+    return done
+
+
+def _append(path: Path, record: dict[str, Any]) -> None:
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        fh.flush()
+
+
+def run_system(
+    name: str, env: Env, data: Dataset, corpus: Corpus, out: Path, progress: bool
+) -> int:
+    """Answer and score every question not yet done; returns how many were run now."""
+    system = SYSTEMS[name]
+    results, traces = out / "results" / f"{name}.jsonl", out / "traces" / f"{name}.jsonl"
+    results.parent.mkdir(parents=True, exist_ok=True)
+    traces.parent.mkdir(parents=True, exist_ok=True)
+    done = _done_ids(results)
+    todo = [q for q in data.questions if q.id not in done]
+    for q in tqdm(todo, desc=f"{name:<18}", unit="q", disable=not progress):
+        start = time.perf_counter()
+        error = ""
+        try:
+            outcome = system.run(env, q)
+        except Exception as exc:  # noqa: BLE001 - one failed question must not end the run
+            outcome = Outcome(answer="", trace={"traceback": traceback.format_exc()[-3000:]})
+            error = f"{type(exc).__name__}: {exc}"[:500]
+        seconds = time.perf_counter() - start
+        row = {"id": q.id, "system": name, "answer": outcome.answer, "error": error}
+        row.update(score(q, outcome, corpus, env.index.embedder, system.retrieves))
+        row.update(
+            prompt_tokens=outcome.prompt_tokens,
+            completion_tokens=outcome.completion_tokens,
+            latency=seconds,
+            stages=outcome.stages,
+            ranked=outcome.ranked[:10],
+        )
+        _append(
+            traces,
+            {
+                "id": q.id,
+                "system": name,
+                "question": q.question,
+                "answers": q.answers,
+                "gold": q.gold_keys,
+                **outcome.trace,
+                "context_passages": outcome.context_passages,
+                "answer": outcome.answer,
+                "error": error,
+            },
+        )
+        _append(results, row)
+    return len(todo)
+
+
+# --- aggregation --------------------------------------------------------------------------------
+def load_rows(out: Path, name: str, ids: set[str]) -> list[dict[str, Any]]:
+    """The last row per question of one system, for the questions of this run."""
+    path = out / "results" / f"{name}.jsonl"
+    last: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if str(row.get("id")) in ids:
+                last[str(row["id"])] = row
+    return list(last.values())
+
+
+def _rate(rows: list[dict[str, Any]], key: str) -> float | None:
+    values = [float(r[key]) for r in rows if r.get(key) is not None]
+    value = metrics.mean(values)
+    return None if value is None else round(100 * value, 2)
+
+
+def aggregate(
+    rows: list[dict[str, Any]], uses_units: bool, build: dict[str, Any]
+) -> dict[str, Any]:
+    """One system's figures over its rows."""
+    figures: dict[str, Any] = {
+        "questions": len(rows),
+        "errors": sum(1 for r in rows if r.get("error")),
+    }
+    for key in ("em", "f1", "acc", "choice", "context_recall", "relevancy"):
+        figures[key] = _rate(rows, key)
+    for k in RECALL_KS:
+        figures[f"recall@{k}"] = _rate(rows, f"recall@{k}")
+        figures[f"all_gold@{k}"] = _rate(rows, f"all_gold@{k}")
+    n = max(1, len(rows))
+    figures["prompt_tokens_per_q"] = round(sum(r["prompt_tokens"] for r in rows) / n, 1)
+    figures["completion_tokens_per_q"] = round(sum(r["completion_tokens"] for r in rows) / n, 1)
+    figures["extraction_tokens_per_1k_corpus_tokens"] = (
+        build.get("extraction_tokens_per_1k_corpus_tokens", 0.0) if uses_units else 0.0
+    )
+    latency = [float(r["latency"]) for r in rows]
+    figures["latency_p50"] = metrics.percentile(latency, 50)
+    figures["latency_p95"] = metrics.percentile(latency, 95)
+    stages: dict[str, list[float]] = {}
+    for r in rows:
+        for stage, seconds in (r.get("stages") or {}).items():
+            stages.setdefault(stage, []).append(float(seconds))
+    figures["stages"] = {
+        stage: {"p50": metrics.percentile(v, 50), "p95": metrics.percentile(v, 95)}
+        for stage, v in stages.items()
+    }
+    return figures
+
+
+def _fmt(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _columns(data: Dataset) -> list[tuple[str, str]]:
+    cols = [("EM", "em"), ("F1", "f1"), ("Acc", "acc")]
+    if data.has_choices:
+        cols.append(("Choice acc", "choice"))
+    if data.has_gold_passages:
+        cols += [("R@2", "recall@2"), ("R@5", "recall@5"), ("R@10", "recall@10")]
+        cols += [("AllGold@2", "all_gold@2"), ("AllGold@5", "all_gold@5")]
+    if data.has_gold_sentences:
+        cols.append(("Context recall", "context_recall"))
+    cols.append(("Ans. relevancy", "relevancy"))
+    return cols
+
+
+def summary_markdown(report: dict[str, Any], data: Dataset) -> str:
+    """summary.md: the run's settings in a few lines, then one table of systems × metrics."""
+    run, build = report["run"], report["build"]
+    cols = _columns(data)
+    lines = [
+        f"# resin eval: {data.name}",
+        "",
+        f"- data: `{data.path}` ({data.format}), {len(data.questions)} questions"
+        + (f" (seeded sample, seed {run['seed']})" if run.get("limit") else ""),
+        f"- corpus: {len(data.documents)} documents → {build.get('corpus_passages')} passages "
+        f"(passage_chars {report['passage_chars']}); {'; '.join(data.notes)}",
+        f"- model `{run['model']}` for every system; embedder `{build.get('embedder')}`; k = {run['k']}"
+        f"; index `{report['index']}`",
+        f"- extraction: {run['extract']}"
+        + (
+            f" with `{run.get('extract_model') or run['model']}`"
+            if run["extract"] != "none"
+            else " (structural index: no units, no graph edges)"
+        )
+        + f"; {build.get('units', 0)} units, {build.get('graph_edges', 0)} graph edges, "
+        f"{build.get('extraction_tokens_per_1k_corpus_tokens', 0)} extraction tokens per 1K corpus "
+        f"tokens ({build.get('corpus_tokenizer')})",
+        f"- command: `{run.get('command') or '(API call)'}`",
+        "",
+        "Rates are percentages; tokens are per question; latency is wall seconds per question "
+        "(p50/p95), stages in ms (p50/p95). Definitions: evals/README.md.",
+        "",
+    ]
+    header = ["system", "n", *[c for c, _ in cols], "prompt tok", "compl. tok"]
+    header += ["extract tok/1K", "latency p50/p95 s", "stages p50/p95 ms"]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + "|")
+    for name, fig in report["systems"].items():
+        stages = " · ".join(
+            f"{s} {1000 * v['p50']:.0f}/{1000 * v['p95']:.0f}" for s, v in fig["stages"].items()
+        )
+        errors = f" ({fig['errors']} err)" if fig["errors"] else ""
+        cells = [name, f"{fig['questions']}{errors}"]
+        cells += [_fmt(fig[key]) for _, key in cols]
+        cells += [_fmt(fig["prompt_tokens_per_q"], 0), _fmt(fig["completion_tokens_per_q"], 0)]
+        cells += [_fmt(fig["extraction_tokens_per_1k_corpus_tokens"], 0)]
+        cells += [f"{_fmt(fig['latency_p50'], 2)}/{_fmt(fig['latency_p95'], 2)}", stages or "—"]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Systems:", ""]
+    lines += [f"- `{name}`: {SYSTEMS[name].description}" for name in report["systems"]]
+    return "\n".join(lines) + "\n"
+
+
+def plot(report: dict[str, Any], data: Dataset, path: Path) -> None:
+    """plot.png: quality metrics per system (grouped bars) and latency p50 with p95 whiskers."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    names = list(report["systems"])
+    wanted = [("F1", "f1"), ("Acc", "acc"), ("Choice acc", "choice"), ("R@5", "recall@5")]
+    wanted += [("Context recall", "context_recall"), ("Ans. relevancy", "relevancy")]
+    shown = [
+        (label, key)
+        for label, key in wanted
+        if any(report["systems"][n].get(key) is not None for n in names)
+    ]
+    fig, (ax1, ax2) = plt.subplots(
+        1, 2, figsize=(max(9.0, 1.4 * len(names) + 5), 4.8), gridspec_kw={"width_ratios": [3, 1.4]}
+    )
+    x = np.arange(len(names))
+    width = 0.8 / max(1, len(shown))
+    for i, (label, key) in enumerate(shown):
+        values = [report["systems"][n].get(key) or 0.0 for n in names]
+        ax1.bar(x + (i - (len(shown) - 1) / 2) * width, values, width, label=label)
+    ax1.set_xticks(x, names, rotation=30, ha="right")
+    ax1.set_ylabel("%")
+    ax1.set_ylim(0, 100)
+    ax1.set_title(f"{data.name}: {len(data.questions)} questions, model {report['run']['model']}")
+    ax1.legend(fontsize=8, ncol=2)
+    p50 = [report["systems"][n]["latency_p50"] or 0.0 for n in names]
+    p95 = [report["systems"][n]["latency_p95"] or 0.0 for n in names]
+    ax2.bar(x, p50, 0.6, color="tab:gray", label="p50")
+    ax2.errorbar(
+        x,
+        p50,
+        yerr=[[0] * len(names), [max(0.0, b - a) for a, b in zip(p50, p95, strict=True)]],
+        fmt="none",
+        ecolor="black",
+        capsize=3,
+        label="p95",
+    )
+    ax2.set_xticks(x, names, rotation=30, ha="right")
+    ax2.set_ylabel("seconds per question")
+    ax2.set_title("latency")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --- the run ------------------------------------------------------------------------------------
+def run_eval(config: RunConfig) -> dict[str, Any]:
+    """Run (or resume) an evaluation; returns the report also written to results.json."""
+    unknown = [s for s in config.systems if s not in SYSTEMS]
+    if unknown:
+        raise ValueError(f"unknown system(s): {', '.join(unknown)}")
+    if config.extract not in ("model", "none"):
+        raise ValueError("--extract is 'model' or 'none'")
+    out = Path(config.out)
+    data = load_dataset(config.data, config.limit, config.seed, config.subset, config.corpus)
+    passage_chars = config.passage_chars or data.passage_chars
+    check_run(out, fingerprint(config, data, passage_chars))
+    index_path = Path(config.index) if config.index else out / "index"
+    _log(config, f"{data.name}: {len(data.questions)} questions, {len(data.documents)} documents")
+    report_build, build = build_index(config, data, index_path, passage_chars)
+    build["build_seconds"] = round(report_build.seconds, 1)
+    build["build_model_calls"] = report_build.model_calls
+    build["failed_passages"] = len(report_build.failed_passages)
+    corpus = corpus_maps(data, passage_chars)
+    forget_indexes()  # the agent must see the index as just built
+    context = Context(
+        plan_model=config.model,
+        hop_model=config.model,
+        compose_model=config.model,
+        embedder=config.embedder,
+        index_path=str(index_path),
+        k_per_hop=config.k,
+    )
+    env = Env(
+        index=get_index(context), context=context, model=make_chat_model(config.model), k=config.k
+    )
+    for name in config.systems:
+        run_system(name, env, data, corpus, out, config.progress)
+    ids = {q.id for q in data.questions}
+    systems: dict[str, Any] = {}
+    for name in SYSTEMS:  # every system with results in this folder, canonical order
+        rows = load_rows(out, name, ids)
+        if rows:
+            systems[name] = aggregate(rows, SYSTEMS[name].uses_units, build)
+    report = {
+        "run": asdict(config),
+        "dataset": {
+            "name": data.name,
+            "path": data.path,
+            "format": data.format,
+            "questions": len(data.questions),
+            "documents": len(data.documents),
+            "notes": data.notes,
+        },
+        "passage_chars": passage_chars,
+        "index": str(index_path),
+        "build": build,
+        "systems": systems,
+    }
+    (out / "results.json").write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
+    (out / "summary.md").write_text(summary_markdown(report, data), encoding="utf-8")
+    plot(report, data, out / "plot.png")
+    forget_indexes()
+    return report

@@ -1,0 +1,451 @@
+"""The systems compared: retrieve → prompt → one model call, over the same index, embedder and model.
+
+Every system answers a question with an `Outcome`: the answer, the passages it ranked (for
+recall@k), the context it handed to the reader (for context recall), its token usage, per-stage
+seconds and a trace. evals/README.md says exactly what each system and ablation does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from agent.context import Context
+from agent.models import ScriptedChatModel, register_chat_model
+from agent.nodes.compose import check_citations, render_passages, select_passages
+from agent.state import Evidence
+from evals.data import Question
+from evals.prompts import CLOSED_BOOK_SYSTEM, CLOSED_BOOK_USER, SARG_SYSTEM, SARG_USER
+from indexes.build import Index
+from indexes.documents import Passage
+from indexes.extraction import token_usage
+from prompts import COMPOSE_SYSTEM, COMPOSE_USER
+from tools.retrieval import (
+    Chain,
+    fetch_passages,
+    search_passages,
+    search_units,
+    traverse_chains,
+    units_by_id,
+)
+
+# Passages ranked per query for recall@k, whatever k the reader gets.
+RANK_DEPTH = 10
+# Same estimate the compose node uses when it fits passages into its token budget.
+CHARS_PER_TOKEN = 4
+# A plan model that always proposes nothing: the agent then plans structurally (one hop).
+NO_PLAN_MODEL = "evals-no-plan"
+
+
+@dataclass
+class Env:
+    """What every system shares in one run: the index, the agent's context and the reader model."""
+
+    index: Index
+    context: Context
+    model: BaseChatModel
+    k: int
+    cache: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """One system's answer to one question, and everything measured about it."""
+
+    answer: str
+    ranked: list[str] = field(default_factory=list)
+    context_passages: list[str] = field(default_factory=list)
+    context_sentences: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    stages: dict[str, float] = field(default_factory=dict)
+    trace: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class System:
+    """A named way to answer: `run(env, question)`; what it retrieves and whether it reads units."""
+
+    name: str
+    description: str
+    run: Callable[[Env, Question], Outcome]
+    retrieves: bool = True
+    uses_units: bool = False
+
+
+@contextmanager
+def _stage(stages: dict[str, float], name: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        stages[name] = stages.get(name, 0.0) + time.perf_counter() - start
+
+
+def _invoke(env: Env, messages: list[BaseMessage]) -> tuple[str, int, int]:
+    reply = env.model.invoke(messages)
+    if isinstance(env.model, ScriptedChatModel):
+        env.model.calls.clear()  # a long run must not keep every prompt in memory
+    prompt, completion = token_usage(reply)
+    return str(reply.content).strip(), prompt, completion
+
+
+def _passage_trace(passages: list[Passage], scores: dict[str, float] | None = None) -> list[dict]:
+    return [
+        {"passage_id": p.id, "title": p.title, "score": (scores or {}).get(p.id)} for p in passages
+    ]
+
+
+def compose_answer(
+    env: Env, question: str, passages: list[Passage], chains: str, out: Outcome
+) -> None:
+    """The agent's compose prompt over these passages (in this order, within its token budget)."""
+    chosen = select_passages([], passages, env.context.evidence_budget)
+    messages: list[BaseMessage] = [
+        SystemMessage(COMPOSE_SYSTEM),
+        HumanMessage(
+            COMPOSE_USER.format(
+                question=question,
+                chains=chains or "(none)",
+                passages=render_passages(chosen) or "(none found)",
+            )
+        ),
+    ]
+    with _stage(out.stages, "answer"):
+        text, out.prompt_tokens, out.completion_tokens = _invoke(env, messages)
+    cited, removed = check_citations(text, chosen)
+    for label in removed:
+        text = text.replace(label, "")
+    out.answer = " ".join(text.split())
+    out.context_passages = [p.id for p in chosen]
+    out.trace["citations"] = cited
+
+
+# --- baselines ----------------------------------------------------------------------------------
+def run_none(env: Env, q: Question) -> Outcome:
+    """Closed book: the question alone."""
+    out = Outcome(answer="")
+    messages: list[BaseMessage] = [
+        SystemMessage(CLOSED_BOOK_SYSTEM),
+        HumanMessage(CLOSED_BOOK_USER.format(question=q.question)),
+    ]
+    with _stage(out.stages, "answer"):
+        out.answer, out.prompt_tokens, out.completion_tokens = _invoke(env, messages)
+    out.trace = {"plan": [], "hops": [], "evidence": [], "chains": []}
+    return out
+
+
+def _rag(mode: str) -> Callable[[Env, Question], Outcome]:
+    def run(env: Env, q: Question) -> Outcome:
+        out = Outcome(answer="")
+        with _stage(out.stages, "retrieve"):
+            hits = search_passages(
+                env.index,
+                q.question,
+                max(env.k, RANK_DEPTH),
+                mode=mode,  # type: ignore[arg-type]
+            )
+            passages = fetch_passages(env.index, [h.passage_id for h in hits])
+        out.ranked = [p.id for p in passages]
+        scores = {h.passage_id: h.score for h in hits}
+        out.trace = {
+            "plan": [],
+            "hops": [{"hop": 1, "query": q.question, "route": mode, "passages": len(hits)}],
+            "evidence": _passage_trace(passages[: env.k], scores),
+            "chains": [],
+        }
+        compose_answer(env, q.question, passages[: env.k], "", out)
+        return out
+
+    return run
+
+
+# --- SARG and its full-graph ablation -----------------------------------------------------------
+def render_snippets(snippets: list[tuple[str, str]]) -> str:
+    """(title, sentence) snippets fenced as data, each under a citation number."""
+    return "\n".join(
+        f'<passage label="[{i}]" title="{title}">{text}</passage>'
+        for i, (title, text) in enumerate(snippets, 1)
+    )
+
+
+def _sarg_call(env: Env, question: str, chains: str, snippets: str, out: Outcome) -> None:
+    messages: list[BaseMessage] = [
+        SystemMessage(SARG_SYSTEM),
+        HumanMessage(
+            SARG_USER.format(question=question, chains=chains or "(none)", snippets=snippets)
+        ),
+    ]
+    with _stage(out.stages, "answer"):
+        text, out.prompt_tokens, out.completion_tokens = _invoke(env, messages)
+    out.answer = " ".join(text.split())
+
+
+def _chain_units(env: Env, chains: list[Chain], per_link: int) -> list[Any]:
+    """The units behind the chains' links, in chain order (up to `per_link` per link)."""
+    wanted = [u for c in chains for link in c.links for u in link.unit_ids[:per_link]]
+    wanted = list(dict.fromkeys(wanted))
+    found = {u.id: u for u in units_by_id(env.index, wanted)}
+    return [found[u] for u in wanted if u in found]
+
+
+def run_sarg(env: Env, q: Question) -> Outcome:
+    """SARG: bidirectional chains from the question's matched nodes, plus their source sentences."""
+    ctx = env.context
+    out = Outcome(answer="")
+    with _stage(out.stages, "retrieve"):
+        chains = traverse_chains(
+            env.index, q.question, "bidirectional", ctx.chain_depth, ctx.tau, ctx.top_chains
+        )
+        units = _chain_units(env, chains, per_link=2)
+        passages = {p.id: p for p in fetch_passages(env.index, [u.passage_id for u in units])}
+    snippets: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    used = 0
+    for unit in units:
+        if unit.evidence in seen or unit.passage_id not in passages:
+            continue
+        cost = len(unit.evidence) // CHARS_PER_TOKEN + 8
+        if snippets and used + cost > ctx.evidence_budget:
+            break
+        seen.add(unit.evidence)
+        used += cost
+        snippets.append((passages[unit.passage_id].title, unit.evidence))
+        out.context_sentences.extend(unit.sentence_ids)
+    out.ranked = list(dict.fromkeys(u.passage_id for u in units))
+    chain_text = "\n".join(c.text for c in chains)
+    out.trace = {
+        "plan": [],
+        "hops": [{"hop": 1, "query": q.question, "route": "chain", "chains": len(chains)}],
+        "evidence": [
+            {"unit_id": u.id, "passage_id": u.passage_id, "quote": u.evidence} for u in units
+        ],
+        "chains": [{"text": c.text, "score": c.score} for c in chains],
+    }
+    _sarg_call(env, q.question, chain_text, render_snippets(snippets) or "(none found)", out)
+    return out
+
+
+def graph_dump(env: Env) -> str:
+    """Every graph edge, most-supported first, as `A -[rel]-> B` lines within the token budget."""
+    if "graph_dump" not in env.cache:
+        g = env.index.graph
+        edges = sorted(
+            g.g.edges(data=True), key=lambda e: (-int(e[2].get("weight", 0)), str(e[0]), str(e[1]))
+        )
+        lines, used = [], 0
+        for head, tail, attrs in edges:
+            rel = " / ".join(attrs.get("relations", [])[:2]) or "related to"
+            line = f"{g.names(head)[0]} -[{rel}]-> {g.names(tail)[0]}"
+            cost = len(line) // CHARS_PER_TOKEN + 1
+            if used + cost > env.context.evidence_budget:
+                break
+            lines.append(line)
+            used += cost
+        env.cache["graph_dump"] = ("\n".join(lines), len(lines), g.g.number_of_edges())
+    return str(env.cache["graph_dump"][0])
+
+
+def run_graph_dump(env: Env, q: Question) -> Outcome:
+    """The SARG ablation: the whole graph (as many edges as fit) instead of retrieved chains."""
+    out = Outcome(answer="")
+    with _stage(out.stages, "retrieve"):
+        dump = graph_dump(env)
+    _, shown, total = env.cache["graph_dump"]
+    out.trace = {
+        "plan": [],
+        "hops": [],
+        "evidence": [],
+        "chains": [{"text": f"(graph dump: {shown} of {total} edges)", "score": None}],
+    }
+    _sarg_call(env, q.question, dump, "(none)", out)
+    return out
+
+
+# --- the agent and its ablations ----------------------------------------------------------------
+_STAGE_OF = {"plan": "plan", "dispatch": "hops", "resolve_hop": "hops", "compose": "compose"}
+
+
+def _hop_order(evidence: list[Evidence]) -> list[str]:
+    """Buffer passages in hop order, each hop's evidence in buffer order (as compose ranks them)."""
+    order: dict[str, tuple[int, int]] = {}
+    for rank, item in enumerate(evidence):
+        order.setdefault(item.passage_id, (item.hop, rank))
+    return sorted(order, key=lambda pid: order[pid])
+
+
+def _dump(value: Any) -> Any:
+    return value.model_dump() if hasattr(value, "model_dump") else value
+
+
+def run_agent_with(context: Context, skip_steps: tuple[str, ...] = ()) -> Callable[..., Outcome]:
+    """Run the LangGraph agent with `context`; usage rows of `skip_steps` are not counted."""
+
+    def run(env: Env, q: Question) -> Outcome:
+        from agent.graph import graph
+
+        out = Outcome(answer="")
+        final: dict[str, Any] = {}
+        last = time.perf_counter()
+        for mode, payload in graph.stream(
+            {"question": q.question}, context=context, stream_mode=["updates", "values"]
+        ):
+            now = time.perf_counter()
+            if mode == "updates" and isinstance(payload, dict):
+                for node in payload:
+                    stage = _STAGE_OF.get(str(node), str(node))
+                    out.stages[stage] = out.stages.get(stage, 0.0) + (now - last)
+                last = now
+            elif mode == "values" and isinstance(payload, dict):
+                final = payload
+        evidence: list[Evidence] = list(final.get("evidence") or [])
+        out.answer = " ".join(str(final.get("answer") or "").split())
+        out.ranked = _hop_order(evidence)
+        held = fetch_passages(env.index, out.ranked)
+        out.context_passages = [
+            p.id for p in select_passages(evidence, held, context.evidence_budget)
+        ]
+        for row in final.get("usage") or []:
+            if str(row.get("step")) in skip_steps:
+                continue
+            out.prompt_tokens += int(row.get("prompt_tokens", 0))
+            out.completion_tokens += int(row.get("completion_tokens", 0))
+        results = final.get("results") or {}
+        out.trace = {
+            "plan_source": final.get("plan_source"),
+            "plan": [_dump(h) for h in final.get("plan") or []],
+            "hops": [_dump(results[k]) for k in sorted(results)],
+            "evidence": [_dump(e) for e in evidence],
+            "chains": [{"text": c.text, "score": c.score} for c in final.get("chains") or []],
+            "citations": list(final.get("citations") or []),
+            "usage": list(final.get("usage") or []),
+        }
+        return out
+
+    return run
+
+
+def run_agent(env: Env, q: Question) -> Outcome:
+    """The resin agent as shipped (planner, hops, bridge hops, compose)."""
+    return run_agent_with(env.context)(env, q)
+
+
+def run_agent_single_hop(env: Env, q: Question) -> Outcome:
+    """No hop decomposition: the plan is the question itself as one hop, and no bridge hops."""
+    register_chat_model(NO_PLAN_MODEL, ScriptedChatModel(responder=lambda m, k: '{"hops": []}'))
+    context = dataclasses.replace(env.context, plan_model=NO_PLAN_MODEL, bridge_hops=0)
+    return run_agent_with(context, skip_steps=("plan",))(env, q)
+
+
+def run_units_only(env: Env, q: Question) -> Outcome:
+    """One hop, typed-unit search only: the passages behind the top-k units, composed."""
+    out = Outcome(answer="")
+    with _stage(out.stages, "retrieve"):
+        hits = search_units(env.index, q.question, None, env.k)
+        pids = list(dict.fromkeys(h.unit.passage_id for h in hits))
+        passages = fetch_passages(env.index, pids)
+    out.ranked = [p.id for p in passages]
+    out.trace = {
+        "plan": [],
+        "hops": [{"hop": 1, "query": q.question, "route": "units", "units": len(hits)}],
+        "evidence": [
+            {
+                "unit_id": h.unit.id,
+                "passage_id": h.unit.passage_id,
+                "quote": h.unit.evidence,
+                "score": round(h.score, 4),
+            }
+            for h in hits
+        ],
+        "chains": [],
+    }
+    compose_answer(env, q.question, passages, "", out)
+    return out
+
+
+def run_chains_only(env: Env, q: Question) -> Outcome:
+    """One hop, chain traversal only (the agent's forward hop settings); passages behind the links."""
+    ctx = env.context
+    out = Outcome(answer="")
+    with _stage(out.stages, "retrieve"):
+        chains = traverse_chains(
+            env.index, q.question, "forward", ctx.chain_depth, ctx.tau, ctx.top_chains
+        )
+        units = _chain_units(env, chains, per_link=1)
+        passages = fetch_passages(env.index, list(dict.fromkeys(u.passage_id for u in units)))
+    out.ranked = [p.id for p in passages]
+    out.trace = {
+        "plan": [],
+        "hops": [{"hop": 1, "query": q.question, "route": "chain", "chains": len(chains)}],
+        "evidence": [
+            {"unit_id": u.id, "passage_id": u.passage_id, "quote": u.evidence} for u in units
+        ],
+        "chains": [{"text": c.text, "score": c.score} for c in chains],
+    }
+    compose_answer(env, q.question, passages, "\n".join(c.text for c in chains), out)
+    return out
+
+
+SYSTEMS: dict[str, System] = {
+    s.name: s
+    for s in (
+        System("none", "no retrieval: the question alone (closed book)", run_none, False),
+        System("bm25", "BM25 over passages, top-k, compose prompt", _rag("lexical")),
+        System("dense", "MiniLM dense search over passages, top-k, compose prompt", _rag("dense")),
+        System(
+            "sarg",
+            "SARG: top chains (bidirectional) + their source sentences, SARG prompt",
+            run_sarg,
+            uses_units=True,
+        ),
+        System(
+            "graph_dump",
+            "SARG ablation: the whole graph (edges that fit the budget), SARG prompt",
+            run_graph_dump,
+            retrieves=False,
+            uses_units=True,
+        ),
+        System(
+            "agent", "resin agent: plan, hops, bridge hops, compose", run_agent, uses_units=True
+        ),
+        System(
+            "agent_single_hop",
+            "ablation: no hop decomposition (one hop, no bridge hops)",
+            run_agent_single_hop,
+            uses_units=True,
+        ),
+        System(
+            "agent_units_only",
+            "ablation: one hop, typed units only, compose prompt",
+            run_units_only,
+            uses_units=True,
+        ),
+        System(
+            "agent_chains_only",
+            "ablation: one hop, graph chains only, compose prompt",
+            run_chains_only,
+            uses_units=True,
+        ),
+    )
+}
+
+
+def parse_systems(spec: str) -> list[str]:
+    """'all' or a comma-separated list of system names, validated, in the canonical order."""
+    if spec.strip() == "all":
+        return list(SYSTEMS)
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    unknown = [n for n in names if n not in SYSTEMS]
+    if unknown or not names:
+        raise ValueError(
+            f"unknown system(s) {', '.join(unknown) or '(none given)'}; choose from "
+            f"{', '.join(SYSTEMS)} or 'all'"
+        )
+    return [n for n in SYSTEMS if n in names]

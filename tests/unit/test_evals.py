@@ -1,0 +1,354 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from evals import metrics
+from evals.data import (
+    DataError,
+    detect_format,
+    load_dataset,
+    sentence_index,
+)
+from evals.systems import SYSTEMS, parse_systems
+from indexes.documents import make_passages
+
+SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+# --- metrics ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("raw", "normalized"),
+    [
+        ("The Eiffel Tower!", "eiffel tower"),
+        ("  an   apple,  a pear ", "apple pear"),
+        ("U.S.A.", "usa"),
+        ("Theater", "theater"),  # 'the' only as a whole word
+        ("1,755", "1755"),
+    ],
+)
+def test_normalize_answer_follows_the_official_script(raw, normalized):
+    assert metrics.normalize_answer(raw) == normalized
+
+
+def test_exact_match_and_f1():
+    assert metrics.exact_match("the Eiffel Tower", ["Eiffel Tower"]) == 1.0
+    assert metrics.exact_match("Eiffel Tower in Paris", ["Eiffel Tower"]) == 0.0
+    f1, precision, recall = metrics.f1_parts("Eiffel Tower in Paris", "Eiffel Tower")
+    assert (precision, recall) == (0.5, 1.0)
+    assert f1 == pytest.approx(2 / 3)
+    assert metrics.f1("Paris", ["London", "paris"]) == 1.0  # best over references
+    assert metrics.f1("nothing shared", ["Eiffel Tower"]) == 0.0
+
+
+def test_yes_no_answers_score_zero_unless_equal():
+    assert metrics.f1("yes", ["no"]) == 0.0
+    assert metrics.f1("yes", ["yes sir"]) == 0.0
+    assert metrics.f1("Yes.", ["yes"]) == 1.0
+
+
+def test_citations_are_removed_before_scoring():
+    answer = "It was founded in 1755 [1] by Lomonosov [2, 3] [p3f2a9c1d0e4b5a6]."
+    assert metrics.strip_citations(answer) == "It was founded in 1755 by Lomonosov."
+    assert metrics.contains_answer(metrics.strip_citations(answer), ["1755"]) == 1.0
+    assert metrics.contains_answer("in 17550", ["1755"]) == 0.0
+
+
+def test_choice_accuracy_maps_a_free_answer_to_the_closest_choice():
+    choices = ["sand", "local weather conditions", "forests"]
+    assert metrics.closest_choice("It is described by local weather conditions.", choices) == 1
+    assert metrics.choice_correct("local weather", choices, 1) == 1.0
+    assert metrics.choice_correct("forests", choices, 1) == 0.0
+    assert metrics.closest_choice("nothing alike", choices) is None
+
+
+def test_recall_and_all_gold_at_k():
+    ranked = ["a", "x", "b", "y"]
+    assert metrics.recall_at_k(ranked, ["a", "b"], 1) == 0.5
+    assert metrics.recall_at_k(ranked, ["a", "b"], 3) == 1.0
+    assert metrics.all_gold_at_k(ranked, ["a", "b"], 2) == 0.0
+    assert metrics.all_gold_at_k(ranked, ["a", "b"], 3) == 1.0
+    assert metrics.recall_at_k(ranked, [], 3) == 0.0
+
+
+def test_context_recall_cosine_and_percentiles():
+    assert metrics.context_recall({"s1", "s3"}, ["s1", "s2"]) == 0.5
+    assert metrics.cosine([1, 0], [1, 0]) == pytest.approx(1.0)
+    assert metrics.cosine([1, 0], [0, 1]) == pytest.approx(0.0)
+    assert metrics.percentile([1, 2, 3, 4], 50) == 2.5
+    assert metrics.percentile([], 95) is None
+
+
+# --- loaders ------------------------------------------------------------------------------------
+def _write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+def _para(title, sentences, supporting, with_sentences=True):
+    p = {"title": title, "text": "".join(sentences), "is_supporting": supporting}
+    if with_sentences:
+        p["sentences"] = sentences
+    return p
+
+
+def hotpot_records():
+    shared = _para("Kestrel Mill", ["The Kestrel Mill grinds flour."], False)
+    return [
+        {
+            "id": "q1",
+            "dataset": "synthetic",
+            "question": "In which city was the designer of the Orrin Dam born?",
+            "answers": ["Caldmere"],
+            "type": "bridge",
+            "paragraphs": [
+                _para(
+                    "Orrin Dam", ["The Orrin Dam was designed by Hessa Varn.", " It is tall."], True
+                ),
+                _para("Hessa Varn", ["Hessa Varn was born in Caldmere."], True),
+                shared,
+            ],
+            "supporting_facts": [["Orrin Dam", 0], ["Hessa Varn", 0]],
+        },
+        {
+            "id": "q2",
+            "dataset": "synthetic",
+            "question": "Which river does the Tessel Bridge cross?",
+            "answers": ["the Sedge River"],
+            "type": "bridge",
+            "paragraphs": [
+                _para("Tessel Bridge", ["The Tessel Bridge crosses the Sedge River."], True, False),
+                shared,
+                _para("Orrin Dam", ["A different Orrin Dam text."], False),
+            ],
+            "supporting_facts": [["Tessel Bridge", 0]],
+            "chain": {"decomposition": ["extra fields are ignored"]},
+        },
+        {
+            "id": "q3",
+            "dataset": "synthetic",
+            "question": "Is the Brannock Mine older than the Ysolde Station?",
+            "answers": ["yes"],
+            "type": "comparison",
+            "paragraphs": [
+                _para("Brannock Mine", ["The Brannock Mine opened in 1820."], True),
+                _para("Ysolde Station", ["The Ysolde Station opened in 1901."], True),
+            ],
+            "supporting_facts": [["Brannock Mine", 0], ["Ysolde Station", 0]],
+        },
+    ]
+
+
+def test_normalized_loader_builds_the_union_corpus(tmp_path):
+    path = _write_jsonl(tmp_path / "tiny.jsonl", hotpot_records())
+    assert detect_format(path) == "normalized"
+    data = load_dataset(path)
+    assert [q.id for q in data.questions] == ["q1", "q2", "q3"]
+    # 8 paragraphs, one duplicate (Kestrel Mill) → 7 documents; the two Orrin Dam texts differ
+    assert len(data.documents) == 7
+    ids = {d.id for d in data.documents}
+    assert "Kestrel Mill" in ids and "Hessa Varn" in ids
+    assert sum(i.startswith("Orrin Dam#") for i in ids) == 2
+    q1 = data.questions[0]
+    assert q1.answers == ["Caldmere"]
+    assert len(q1.gold_keys) == 2 and "Hessa Varn" in q1.gold_keys
+    assert q1.gold_sentence_ids[1] == "Hessa Varn::0"
+    # a paragraph without sentences gives no gold sentence ids to index into
+    assert data.questions[1].gold_sentence_ids == []
+    # one paragraph per passage
+    assert all(len(make_passages(d, data.passage_chars)) == 1 for d in data.documents)
+
+
+def test_limit_samples_and_subset_adds_distractors(tmp_path):
+    path = _write_jsonl(tmp_path / "tiny.jsonl", hotpot_records())
+    one = load_dataset(path, limit=1, seed=3)
+    assert len(one.questions) == 1
+    assert {d.id for d in one.documents} == set(one.questions[0].own_keys)
+    again = load_dataset(path, limit=1, seed=3)
+    assert again.questions[0].id == one.questions[0].id
+    sub = load_dataset(path, limit=1, seed=3, subset=True)
+    own = set(sub.questions[0].own_keys)
+    extra = {d.id for d in sub.documents} - own
+    assert own <= {d.id for d in sub.documents}
+    assert len(extra) == min(len(own), 7 - len(own))
+    assert "subset" in sub.notes[0]
+
+
+def test_sentence_index_maps_pieces_back_to_dataset_sentences(tmp_path):
+    path = _write_jsonl(tmp_path / "tiny.jsonl", hotpot_records())
+    data = load_dataset(path)
+    mapping = sentence_index(data.documents, data.doc_sentences, data.passage_chars)
+    orrin = next(d for d in data.documents if d.id.startswith("Orrin Dam") and "tall" in d.text)
+    passage = make_passages(orrin, data.passage_chars)[0]
+    assert [mapping[s.id] for s in passage.sentences] == [f"{orrin.id}::0", f"{orrin.id}::1"]
+
+
+def test_qasc_style_questions_use_the_fact_pool_beside_them(tmp_path):
+    question = {
+        "id": "c1",
+        "dataset": "qasc",
+        "question": "Climate is generally described in terms of what?",
+        "answers": ["local weather conditions"],
+        "choices": [
+            {"text": "sand", "label": "A"},
+            {"text": "local weather conditions", "label": "B"},
+        ],
+        "answer_key": "B",
+        "paragraphs": [],
+        "supporting_facts": [["F1", None], ["F2", None]],
+        "chain": {"fact1": "Climate is described by temperature.", "fact2": "Weather is local."},
+    }
+    path = _write_jsonl(tmp_path / "qasc_dev.jsonl", [question])
+    without_pool = load_dataset(path)
+    assert {d.id for d in without_pool.documents} == {"F1", "F2"}
+    _write_jsonl(
+        tmp_path / "qasc_gold_fact_pool.jsonl",
+        [
+            {"fact_id": "F1", "text": "Climate is described by temperature."},
+            {"fact_id": "F2", "text": "Weather is local."},
+            {"fact_id": "F3", "text": "Sand is made of rock."},
+        ],
+    )
+    data = load_dataset(path)
+    q = data.questions[0]
+    assert q.choices == ["sand", "local weather conditions"] and q.answer_choice == 1
+    assert q.gold_keys == ["F1", "F2"] and q.gold_sentence_ids == ["F1::0", "F2::0"]
+    assert {d.id for d in data.documents} == {"F1", "F2", "F3"}
+    assert data.has_choices
+
+
+def test_holisqa_loader_maps_context_sentences(tmp_path):
+    folder = tmp_path / "biology"
+    folder.mkdir()
+    sentences = [
+        ("S1", "A1", 0, "Drought threatens forests worldwide."),
+        ("S2", "A1", 1, "Dr. Varn measured 1820 trees. Growth fell by half."),
+        ("S3", "A1", 2, "Deciduous species recovered faster."),
+        ("S4", "A2", 0, "Compound 4l reduced cyst growth."),
+    ]
+    _write_jsonl(
+        folder / "sentences.jsonl",
+        [{"sentence_id": s, "article_id": a, "sent_idx": i, "text": t} for s, a, i, t in sentences],
+    )
+    _write_jsonl(
+        folder / "articles.jsonl",
+        [{"article_id": "A1", "title": "Drought"}, {"article_id": "A2", "title": "ADPKD"}],
+    )
+    qa = _write_jsonl(
+        folder / "qa.jsonl",
+        [
+            {
+                "qa_id": "QA1",
+                "question": "How did growth respond to drought?",
+                "answer": "Growth fell by half.",
+                "context_sentence_ids": ["S2", "S3"],
+            }
+        ],
+    )
+    assert detect_format(qa) == "holisqa"
+    data = load_dataset(qa)
+    q = data.questions[0]
+    assert q.gold_keys == ["A1"] and q.gold_sentence_ids == ["S2", "S3"]
+    assert {d.id: d.title for d in data.documents} == {"A1": "Drought", "A2": "ADPKD"}
+    # tiny passages: every piece is its own passage, and each maps to its dataset sentence
+    doc = next(d for d in data.documents if d.id == "A1")
+    mapping = sentence_index(data.documents, data.doc_sentences, 10)
+    pieces = [s.id for p in make_passages(doc, 10) for s in p.sentences]
+    assert [mapping[p] for p in pieces] == ["S1", "S2", "S2", "S3"]
+
+
+def test_official_hotpotqa_json(tmp_path):
+    items = [
+        {
+            "_id": "h1",
+            "question": "Who designed the Orrin Dam?",
+            "answer": "Hessa Varn",
+            "type": "bridge",
+            "context": [
+                ["Orrin Dam", ["The Orrin Dam was designed by Hessa Varn.", " It is tall."]],
+                ["Kestrel Mill", ["The Kestrel Mill grinds flour."]],
+            ],
+            "supporting_facts": [["Orrin Dam", 0]],
+        }
+    ]
+    path = tmp_path / "hotpot_dev_distractor_v1.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    assert detect_format(path) == "hotpotqa-official"
+    data = load_dataset(path)
+    q = data.questions[0]
+    assert (q.id, q.answers, q.gold_keys) == ("h1", ["Hessa Varn"], ["Orrin Dam"])
+    assert q.gold_sentence_ids == ["Orrin Dam::0"]
+    assert len(data.documents) == 2
+
+
+def test_bad_input_is_named(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "question": "q?"}\nnot json\n', encoding="utf-8")
+    with pytest.raises(DataError, match="bad.jsonl:2"):
+        load_dataset(bad)
+    with pytest.raises(ValueError, match="unknown system"):
+        parse_systems("dense,telepathy")
+    assert parse_systems("agent,dense") == ["dense", "agent"]
+    assert parse_systems("all") == list(SYSTEMS)
+
+
+# --- the runner, end to end with the fake model -------------------------------------------------
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    from evals.cli import main
+
+    root = tmp_path_factory.mktemp("evalsmoke")
+    data = _write_jsonl(root / "tiny.jsonl", hotpot_records())
+    out = root / "out"
+    argv = ["eval", "--data", str(data), "--systems", "all", "--limit", "3"]
+    argv += ["--model", "fake", "--out", str(out), "--quiet"]
+    assert main(argv) == 0
+    return out, argv
+
+
+def test_smoke_run_writes_every_report(smoke_run):
+    out, _ = smoke_run
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    rows = [line for line in summary.splitlines() if line.startswith("| ")][1:]
+    assert [r.split("|")[1].strip() for r in rows] == list(SYSTEMS)
+    report = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert list(report["systems"]) == list(SYSTEMS)
+    assert all(fig["questions"] == 3 and fig["errors"] == 0 for fig in report["systems"].values())
+    assert report["systems"]["dense"]["recall@5"] is not None
+    assert report["systems"]["none"]["recall@5"] is None
+    assert report["build"]["units"] > 0  # the fake model extracted units
+    assert (out / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for name in SYSTEMS:
+        traces = (out / "traces" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(traces) == 3
+        trace = json.loads(traces[0])
+        for key in ("plan", "hops", "evidence", "chains", "answer"):
+            assert key in trace
+    agent = json.loads((out / "traces" / "agent.jsonl").read_text().splitlines()[0])
+    assert agent["plan"] and agent["evidence"] and agent["answer"]
+
+
+def test_smoke_run_resumes_without_redoing_work(smoke_run):
+    from evals.cli import main
+
+    out, argv = smoke_run
+    before = {p.name: p.read_text() for p in (out / "results").glob("*.jsonl")}
+    assert main(argv) == 0
+    after = {p.name: p.read_text() for p in (out / "results").glob("*.jsonl")}
+    assert before == after
+    changed = [a if a != "3" else "2" for a in argv]  # another sample: refused
+    assert main(changed) == 2
+
+
+# --- real data (skipped where ../shared/data is absent) ----------------------------------------
+@pytest.mark.skipif(not SHARED_DATA.exists(), reason="no ../shared/data beside the checkout")
+def test_loaders_on_the_shared_data():
+    hotpot = load_dataset(SHARED_DATA / "hotpotqa" / "hotpotqa_dev_300.jsonl")
+    assert len(hotpot.questions) == 300 and len(hotpot.documents) == 2973
+    assert all(len(q.gold_keys) == 2 for q in hotpot.questions)
+    qasc = load_dataset(SHARED_DATA / "qasc" / "qasc_dev_926.jsonl", limit=20)
+    assert len(qasc.documents) == 7671 and all(q.choices for q in qasc.questions)
+    holis = load_dataset(SHARED_DATA / "holisqa" / "medicine" / "qa.jsonl", limit=20)
+    mapping = sentence_index(holis.documents, holis.doc_sentences, holis.passage_chars)
+    mapped = set(mapping.values())
+    assert all(s in mapped for q in holis.questions for s in q.gold_sentence_ids)

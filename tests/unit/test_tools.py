@@ -1,0 +1,41 @@
+from agent.models import ScriptedChatModel, heuristic_reply
+from indexes.build import Builder
+from tests.unit.test_build import DOCS
+from tools import make_tools
+
+
+def test_tools_return_typed_results_bound_to_the_index(open_index):
+    index = open_index()
+    Builder(index, ScriptedChatModel(responder=heuristic_reply)).run(DOCS)
+    tools = {t.name: t for t in make_tools(index)}
+    assert set(tools) == {"find_units", "find_chains", "find_passages", "read_passages"}
+    units = tools["find_units"].invoke(
+        {"query": "Who designed the Orrin Dam?", "kinds": ["relation"]}
+    )
+    assert units and all(u["unit"]["kind"] == "relation" for u in units)
+    assert units[0]["unit"]["sentence_ids"] and units[0]["unit"]["passage_id"]
+    passages = tools["find_passages"].invoke({"query": "Where was Hessa Varn born?", "limit": 2})
+    assert passages[0]["doc_id"] == "varn" and passages[0]["route"] == "fused"
+    fetched = tools["read_passages"].invoke({"passage_ids": [passages[0]["passage_id"], "nope"]})
+    assert len(fetched) == 1 and fetched[0]["sentences"][0]["text"].startswith("Hessa Varn")
+    chains = tools["find_chains"].invoke({"query": "Orrin Dam", "direction": "forward"})
+    assert chains and "Orrin Dam" in chains[0]["chain"]
+    assert all(link["unit_ids"] for c in chains for link in c["links"])
+    # the schema a chat model sees documents every argument
+    assert "direction" in tools["find_chains"].args
+
+
+def test_bridge_entities_cross_to_the_passages_of_named_entities(open_index):
+    from tools.retrieval import bridge_entities, named_in
+
+    index = open_index()
+    Builder(index, None).run(DOCS)  # structural index: mentions alone carry the bridge
+    dam = index.catalog.doc_passage_ids("orrin")
+    assert named_in(index, "Who designed the Orrin Dam?") == ["orrin dam"]
+    bridges = bridge_entities(index, dam, "Where was the designer of the Orrin Dam born?", held=dam)
+    assert bridges and bridges[0][0] == "Hessa Varn"
+    assert bridges[0][1].passage_id == index.catalog.doc_passage_ids("varn")[0]
+    assert all(hit.passage_id not in dam for _, hit in bridges)
+    # nothing to cross to: no candidates, no error
+    everything = [p.id for p in index.catalog.iter_passages()]
+    assert bridge_entities(index, dam, "anything", held=everything) == []
