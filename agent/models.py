@@ -18,6 +18,7 @@ raises `ModelBackendError` naming the server and the cause.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import os
@@ -77,7 +78,10 @@ def _to_llama_format(response_format: dict[str, Any] | None) -> dict[str, Any] |
 def _load_llama(path: str, n_ctx: int) -> Any:
     from llama_cpp import Llama
 
-    return Llama(model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count(), verbose=False)
+    llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count(), verbose=False)
+    # Free it before interpreter teardown: llama.cpp's own __del__ then finds its C library gone.
+    atexit.register(llama.close)
+    return llama
 
 
 # One llama.cpp context serves one call at a time; parallel hops queue here.
