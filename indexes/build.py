@@ -273,13 +273,16 @@ class Builder:
         if self.index.catalog.document(doc_id) is None:
             return False
         self._remove_content(doc_id, passages=True)
-        self.index.graph.save()
         self.index.catalog.delete_document(doc_id)
         return True
 
     # internals ------------------------------------------------------------------------------
     def _remove_content(self, doc_id: str, passages: bool) -> None:
-        """Drop a document's units (and passages) from Chroma and the graph; catalog rows stay."""
+        """Drop a document's units (and passages) from Chroma and the graph, then its unit rows.
+
+        The catalog's unit rows are the record of what to remove, so they go last, after the
+        graph that held their provenance is saved: a kill in between repeats the removal.
+        """
         idx = self.index
         uids = idx.catalog.unit_ids(doc_id)
         idx.vectors.delete("units", uids)
@@ -292,6 +295,8 @@ class Builder:
         if orphaned:
             idx.catalog.forget_names(orphaned)
             self._scanned.difference_update(orphaned)
+        idx.graph.save()
+        idx.catalog.delete_units(doc_id)
 
     def _run_batch(
         self,

@@ -6,7 +6,6 @@ for any tool-calling agent, and the resin graph calls them directly from its own
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Sequence
 from typing import Literal
@@ -363,8 +362,3 @@ def units_by_id(index: Index, unit_ids: Sequence[str]) -> list[ReasoningUnit]:
         ReasoningUnit.model_validate_json(h.metadata["unit"])
         for h in index.vectors.get("units", unit_ids)
     ]
-
-
-def to_json(items: Sequence[BaseModel]) -> str:
-    """Serialize typed results for a tool message."""
-    return json.dumps([i.model_dump() for i in items], ensure_ascii=False)

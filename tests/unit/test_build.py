@@ -176,3 +176,35 @@ def test_opening_with_another_embedder_is_a_clear_error(open_index, embedder, tm
 
     with pytest.raises(IndexMismatchError, match="some-other-embedder"):
         Index(IndexConfig(path=tmp_path / "index"), Other())
+
+
+def test_switching_the_extraction_model_replaces_units_everywhere(open_index, fake_model):
+    index = open_index()
+    Builder(index, fake_model).run(DOCS)
+    first = set(index.catalog.db.execute("SELECT uid FROM units").fetchall())
+
+    class Other(ScriptedChatModel):
+        @property
+        def model_id(self):
+            return "other"
+
+    def one_unit(messages, kwargs):
+        return json.dumps(
+            {
+                "units": [
+                    {
+                        "quote": "Hessa Varn was born in Caldmere.",
+                        "kind": "relation",
+                        "subject": "Hessa Varn",
+                        "predicate": "born in",
+                        "object": "Caldmere",
+                    }
+                ]
+            }
+        )
+
+    Builder(index, Other(responder=one_unit)).run(DOCS)
+    rows = index.catalog.db.execute("SELECT uid FROM units").fetchall()
+    assert len(rows) == 1 and set(rows).isdisjoint(first)
+    assert index.vectors.count("units") == 1 == index.stats()["units"]
+    assert index.graph.g.number_of_edges() == 1
