@@ -394,7 +394,10 @@ def test_open_files_stay_flat_across_rounds(sample_index):
     before = _fds()
     for _ in range(3):
         run_concurrently(sample_index, questions, "echo", 20)
-    assert _fds() - before < 20
+    # A finished thread's SQLite connection (db, -wal, -shm) closes when the next one opens, so up
+    # to one round's worth may still be open at the end; the leak this guards against grew by
+    # about 80 descriptors every round, i.e. 240 over these three.
+    assert _fds() - before < 60
 
 
 # --- resin doctor -------------------------------------------------------------------------------
