@@ -46,7 +46,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--subset",
         action="store_true",
-        help="corpus = the sampled questions' passages plus as many random distractors",
+        help="corpus = the sampled questions' gold passages plus as many distractors (their own first)",
     )
     p.add_argument(
         "--k", type=int, default=5, help="passages (and units) retrieved per query or hop"

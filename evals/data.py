@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,12 +190,22 @@ def sample(questions: list[Question], limit: int | None, seed: int) -> list[Ques
     return [q for i, q in enumerate(questions) if i in chosen]
 
 
-def _subset_docs(own: list[str], pool: list[str], seed: int) -> tuple[set[str], int]:
-    """The questions' own documents plus as many random others from the pool (seeded)."""
-    own_set = set(own)
-    others = sorted(set(pool) - own_set)
-    extra = random.Random(seed).sample(others, min(len(own_set), len(others)))
-    return own_set | set(extra), len(extra)
+def _subset_docs(
+    gold: list[str], pool: list[str], seed: int, near: Sequence[str] = ()
+) -> tuple[set[str], int]:
+    """The gold documents plus as many distractors (seeded): first from `near`, then the pool.
+
+    `near` holds the sampled questions' own non-gold passages (HotpotQA's distractor paragraphs,
+    retrieved to resemble the gold ones), so the subset keeps the hard negatives.
+    """
+    gold_set = set(gold)
+    rng = random.Random(seed)
+    near_left = sorted(set(near) - gold_set)
+    rng.shuffle(near_left)
+    rest = sorted(set(pool) - gold_set - set(near_left))
+    rng.shuffle(rest)
+    extra = (near_left + rest)[: len(gold_set)]
+    return gold_set | set(extra), len(extra)
 
 
 # --- normalized JSONL ---------------------------------------------------------------------------
@@ -319,17 +329,18 @@ def _from_records(
         )
     chosen = sample(questions, limit, seed)
     own_keys = [k for q in chosen for k in q.own_keys]
-    notes = []
     if subset:
+        gold = [k for q in chosen for k in (q.gold_keys or q.own_keys)]
         every = [k for q in questions for k in q.own_keys]
-        keep, extra = _subset_docs(own_keys, every, seed)
-        notes.append(
-            f"subset: the {len(set(own_keys))} paragraphs of the {len(chosen)} sampled questions "
-            f"plus {extra} random distractor paragraphs of the file's other questions (seed {seed})"
+        keep, extra = _subset_docs(gold, every, seed, own_keys)
+        note = (
+            f"subset: the {len(set(gold))} gold paragraphs of the {len(chosen)} sampled questions "
+            f"plus {extra} distractor paragraphs, drawn first from those questions' own non-gold "
+            f"paragraphs, then from the file's other questions (seed {seed})"
         )
     else:
         keep = set(own_keys)
-        notes.append(
+        note = (
             f"corpus: union of the paragraphs of the {len(chosen)} questions in the run, "
             "deduplicated by title + text"
         )
@@ -344,7 +355,7 @@ def _from_records(
         documents=docs,
         passage_chars=max(DEFAULT_PASSAGE_CHARS, longest + 1),
         doc_sentences=sentences,
-        notes=notes,
+        notes=[note],
     )
 
 
