@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from indexes.documents import DEFAULT_PASSAGE_CHARS
+
 # Offline by default: no telemetry, no hub look-ups.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -301,7 +303,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="model",
         help="'none' builds the structural index only (no model calls)",
     )
-    p.add_argument("--passage-chars", type=int, default=1000, help="max characters per passage")
+    p.add_argument(
+        "--passage-chars",
+        type=int,
+        default=DEFAULT_PASSAGE_CHARS,
+        help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
+    )
     p.add_argument("--delete", action="append", metavar="DOC_ID", help="remove a document")
     p.add_argument(
         "--merge-threshold",
@@ -335,7 +342,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="index the bundled sample corpus and answer its questions")
     _add_index_args(p)
     _add_model_args(p)
-    p.add_argument("--passage-chars", type=int, default=1000, help="max characters per passage")
+    p.add_argument(
+        "--passage-chars",
+        type=int,
+        default=DEFAULT_PASSAGE_CHARS,
+        help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
+    )
     p.add_argument("--merge-threshold", type=float, default=0.85, help="entity merge cosine")
     p.add_argument("--questions", type=int, default=3, help="how many sample questions to answer")
     p.set_defaults(func=cmd_demo)

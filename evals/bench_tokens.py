@@ -18,13 +18,13 @@ from pathlib import Path
 from agent.cli import SAMPLE_DIR
 from agent.models import ChatLlamaCpp, _load_llama, make_chat_model, make_embedder
 from indexes.build import Builder, Index, IndexConfig
-from indexes.documents import load_documents, make_passages
+from indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", default="embedded")
-    parser.add_argument("--passage-chars", type=int, default=1000)
+    parser.add_argument("--passage-chars", type=int, default=DEFAULT_PASSAGE_CHARS)
     args = parser.parse_args()
     model = make_chat_model(args.model)
     docs, _ = load_documents([SAMPLE_DIR / "docs"])

@@ -28,12 +28,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from indexes.documents import Document, content_hash, make_passages, split_sentences
+from indexes.documents import (
+    DEFAULT_PASSAGE_CHARS,
+    Document,
+    content_hash,
+    make_passages,
+    split_sentences,
+)
 
 # A paragraph corpus keeps one paragraph per passage (the unit HippoRAG-style recall counts), so
-# passage_chars is at least the longest paragraph; HolisQA abstracts are cut into sentence-aligned
-# passages of this many characters.
-DEFAULT_PASSAGE_CHARS = 1000
+# passage_chars is at least the longest paragraph; HolisQA articles are cut into sentence-aligned
+# passages of the index's default size.
 
 
 class DataError(ValueError):

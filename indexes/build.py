@@ -21,7 +21,13 @@ import numpy as np
 from langchain_core.language_models import BaseChatModel
 
 from indexes.catalog import Catalog, DocumentRecord
-from indexes.documents import Document, Passage, content_hash, make_passages
+from indexes.documents import (
+    DEFAULT_PASSAGE_CHARS,
+    Document,
+    Passage,
+    content_hash,
+    make_passages,
+)
 from indexes.extraction import ExtractionResult, extract_passage
 from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
 from indexes.stores import VectorIndex, open_vector_index
@@ -65,7 +71,7 @@ class IndexConfig:
     path: Path = Path(".resin")
     chroma_host: str | None = None
     chroma_port: int = 8000
-    passage_chars: int = 1000
+    passage_chars: int = DEFAULT_PASSAGE_CHARS
     merge_threshold: float = DEFAULT_MERGE_THRESHOLD
 
 

@@ -17,6 +17,9 @@ SUPPORTED_SUFFIXES = (".txt", ".md", ".jsonl")
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_DOCUMENT_CHARS = 2_000_000
 MAX_SENTENCE_CHARS = 1000
+# ~350 tokens: a typical document section is one passage, so the extraction prompt's fixed part
+# (~150 tokens) is paid once per section, not once per paragraph.
+DEFAULT_PASSAGE_CHARS = 1500
 
 # A sentence ends at . ! or ? followed by whitespace and an upper-case letter, digit or quote;
 # common abbreviations are protected so "Dr. Varn" stays one sentence.

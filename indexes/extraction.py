@@ -100,7 +100,11 @@ def _cap(node: Any, limits: dict[str, int]) -> None:
 
 
 # Enough for every claim of a short passage, small enough that a 135M model's JSON closes in time.
-EXTRACTION_LIMITS = {"items": 3, "chars": 200}
+# 80 characters cut a long quote to the sentence's opening, which identifies it (see
+# match_sentences) at a third of the tokens; names and predicates fit well within.
+EXTRACTION_LIMITS = {"items": 3, "chars": 80}
+# A quote this long that opens a sentence names that sentence.
+MIN_OPENING_CHARS = 24
 # Room for the longest output the capped schema allows, so the JSON always closes.
 EXTRACTION_MAX_TOKENS = 400
 
@@ -148,22 +152,28 @@ def match_sentences(quote: str, passage: Passage) -> list[str]:
     for ids, text in windows:
         if q == text:
             return ids.split()
+        single = " " not in ids
         if q in text and len(q) >= 0.5 * len(text):
             score = 1.0
-        elif " " not in ids and len(text) >= 20 and q.startswith(text):
+        elif single and len(text) >= 20 and q.startswith(text):
             score = 1.0  # the quote copies this sentence and runs on past its end
         else:
-            matcher = SequenceMatcher(None, q, text, autojunk=False)
-            # cheap upper bounds first: ratio() is quadratic in the lengths
-            if (
-                matcher.real_quick_ratio() < QUOTE_MATCH_RATIO
-                or matcher.quick_ratio() < QUOTE_MATCH_RATIO
-            ):
-                continue
-            score = matcher.ratio()
+            score = _fuzzy(q, text)
+            if single and MIN_OPENING_CHARS <= len(q) < len(text):
+                # the quote is the sentence's opening, cut at the grammar's length cap
+                score = max(score, _fuzzy(q, text[: len(q)]))
         if score > best:
             best_ids, best = ids, score
     return best_ids.split() if best >= QUOTE_MATCH_RATIO else []
+
+
+def _fuzzy(a: str, b: str) -> float:
+    """SequenceMatcher's ratio, 0 when its cheap upper bounds already rule a match out."""
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    # ratio() is quadratic in the lengths; the bounds are not
+    if matcher.real_quick_ratio() < QUOTE_MATCH_RATIO or matcher.quick_ratio() < QUOTE_MATCH_RATIO:
+        return 0.0
+    return matcher.ratio()
 
 
 def _mentioned(name: str, sentence_tokens: set[str]) -> bool:

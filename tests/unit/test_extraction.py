@@ -181,3 +181,23 @@ def test_huge_unit_lists_are_capped():
     # the first 24 are checked (and deduplicated to one unit); the rest count as invalid unread
     assert result.ok and len(result.units) == 1 and result.proposed == 500
     assert result.invalid == 500 - 24
+
+
+def test_a_quote_cut_at_the_length_cap_grounds_to_the_sentence_it_opens():
+    long = Document(
+        id="d2",
+        title="Tessel Road",
+        text=(
+            "The Tessel Road was paved with granite from the Greywell quarries in the dry summer "
+            "of 1884. The road was widened in 1930."
+        ),
+    )
+    p = make_passages(long, 1500)[0]
+    cut = "The Tessel Road was paved with granite from the Greywell"  # < half the sentence
+    assert match_sentences(cut, p) == [p.sentences[0].id]
+    assert match_sentences("The Tessel Road was paved with granit from the Greywel", p) == [
+        p.sentences[0].id
+    ]
+    # an opening that no sentence has, and a fragment from a sentence's middle, ground nowhere
+    assert match_sentences("The Tessel Road was paved with basalt from Lindmoor", p) == []
+    assert match_sentences("from the Greywell quarries in the dry", p) == []
