@@ -335,11 +335,11 @@ def _from_records(
     chosen = sample(questions, limit, seed)
     own_keys = [k for q in chosen for k in q.own_keys]
     if subset:
-        gold = [k for q in chosen for k in (q.gold_keys or q.own_keys)]
+        chosen_gold = [k for q in chosen for k in (q.gold_keys or q.own_keys)]
         every = [k for q in questions for k in q.own_keys]
-        keep, extra = _subset_docs(gold, every, seed, own_keys)
+        keep, extra = _subset_docs(chosen_gold, every, seed, own_keys)
         note = (
-            f"subset: the {len(set(gold))} gold paragraphs of the {len(chosen)} sampled questions "
+            f"subset: the {len(set(chosen_gold))} gold paragraphs of the {len(chosen)} sampled questions "
             f"plus {extra} distractor paragraphs, drawn first from those questions' own non-gold "
             f"paragraphs, then from the file's other questions (seed {seed})"
         )
