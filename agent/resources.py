@@ -6,7 +6,7 @@ import threading
 
 from agent.context import Context
 from agent.models import make_embedder
-from indexes.build import Index, IndexConfig
+from indexes.build import Embedder, Index, IndexConfig
 
 _LOCK = threading.Lock()
 _INDEXES: dict[tuple[str, str, str, int], Index] = {}
@@ -17,8 +17,12 @@ def context_of(context: Context | None) -> Context:
     return context if context is not None else Context()
 
 
-def get_index(ctx: Context) -> Index:
-    """The index the context names, opened once per process (opening Chroma is not cheap)."""
+def get_index(ctx: Context, embedder: Embedder | None = None) -> Index:
+    """The index the context names, opened once per process (opening Chroma is not cheap).
+
+    `embedder` replaces `make_embedder(ctx.embedder)` on first open (a benchmark's own vectors);
+    later calls with the same context get that index.
+    """
     key = (ctx.index_path, ctx.embedder, ctx.chroma_host, ctx.chroma_port)
     with _LOCK:
         index = _INDEXES.get(key)
@@ -30,7 +34,7 @@ def get_index(ctx: Context) -> Index:
                 chroma_host=ctx.chroma_host or None,
                 chroma_port=ctx.chroma_port,
             )
-            index = Index(config, make_embedder(ctx.embedder))
+            index = Index(config, embedder or make_embedder(ctx.embedder))
             _INDEXES[key] = index
         return index
 

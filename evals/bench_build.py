@@ -1,6 +1,6 @@
 """Build throughput excluding model time: a fake extractor over N synthetic passages.
 
-    python -m evals.bench_build --passages 10000
+    python -m evals.bench_build --passages 10000 [--index evals/runs/bench/fake-10000]
 
 Reports units/s over the build's wall time minus the time spent inside the (fake) model, the
 share of that time in embedding, and peak resident memory. Target: ≥ 300 units/s on 2 cores.
@@ -72,7 +72,15 @@ class TimedEmbedder:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--passages", type=int, default=10_000)
+    parser.add_argument(
+        "--index",
+        type=Path,
+        default=None,
+        help="build into this (empty) folder and keep it, e.g. for evals.bench_agent's workdir",
+    )
     args = parser.parse_args()
+    if args.index and args.index.exists() and any(args.index.iterdir()):
+        parser.error(f"--index {args.index} is not empty: a throughput figure needs a fresh build")
     model_seconds = 0.0
 
     def timed_reply(messages: Any, kwargs: Any) -> str:
@@ -86,7 +94,7 @@ def main() -> None:
     embedder = TimedEmbedder(make_embedder())
     docs = corpus(args.passages)
     with tempfile.TemporaryDirectory() as tmp:
-        index = Index(IndexConfig(path=Path(tmp)), embedder)
+        index = Index(IndexConfig(path=args.index or Path(tmp)), embedder)
         start = time.perf_counter()
         report = Builder(index, ScriptedChatModel(responder=timed_reply), batch_passages=256).run(
             docs

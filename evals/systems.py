@@ -26,9 +26,11 @@ from evals.prompts import CLOSED_BOOK_SYSTEM, CLOSED_BOOK_USER, SARG_SYSTEM, SAR
 from indexes.build import Index
 from indexes.documents import Passage
 from indexes.extraction import token_usage
+from indexes.units import ReasoningUnit
 from prompts import COMPOSE_SYSTEM, COMPOSE_USER
 from tools.retrieval import (
     Chain,
+    Direction,
     fetch_passages,
     search_passages,
     search_units,
@@ -188,7 +190,7 @@ def _sarg_call(env: Env, question: str, chains: str, snippets: str, out: Outcome
     out.answer = " ".join(text.split())
 
 
-def _chain_units(env: Env, chains: list[Chain], per_link: int) -> list[Any]:
+def _chain_units(env: Env, chains: list[Chain], per_link: int) -> list[ReasoningUnit]:
     """The units behind the chains' links, in chain order (up to `per_link` per link)."""
     wanted = [u for c in chains for link in c.links for u in link.unit_ids[:per_link]]
     wanted = list(dict.fromkeys(wanted))
@@ -196,15 +198,35 @@ def _chain_units(env: Env, chains: list[Chain], per_link: int) -> list[Any]:
     return [found[u] for u in wanted if u in found]
 
 
+def _chains_and_units(
+    env: Env, q: Question, direction: Direction, per_link: int
+) -> tuple[list[Chain], list[ReasoningUnit]]:
+    """The question's top chains under the run's settings, and the units behind their links."""
+    ctx = env.context
+    chains = traverse_chains(
+        env.index, q.question, direction, ctx.chain_depth, ctx.tau, ctx.top_chains
+    )
+    return chains, _chain_units(env, chains, per_link=per_link)
+
+
+def _chain_trace(q: Question, chains: list[Chain], units: list[ReasoningUnit]) -> dict[str, Any]:
+    """The per-question trace of a chain-only system: one hop, its chains and their units."""
+    return {
+        "plan": [],
+        "hops": [{"hop": 1, "query": q.question, "route": "chain", "chains": len(chains)}],
+        "evidence": [
+            {"unit_id": u.id, "passage_id": u.passage_id, "quote": u.evidence} for u in units
+        ],
+        "chains": [{"text": c.text, "score": c.score} for c in chains],
+    }
+
+
 def run_sarg(env: Env, q: Question) -> Outcome:
     """SARG: bidirectional chains from the question's matched nodes, plus their source sentences."""
     ctx = env.context
     out = Outcome(answer="")
     with _stage(out.stages, "retrieve"):
-        chains = traverse_chains(
-            env.index, q.question, "bidirectional", ctx.chain_depth, ctx.tau, ctx.top_chains
-        )
-        units = _chain_units(env, chains, per_link=2)
+        chains, units = _chains_and_units(env, q, "bidirectional", per_link=2)
         passages = {p.id: p for p in fetch_passages(env.index, [u.passage_id for u in units])}
     snippets: list[tuple[str, str]] = []
     seen: set[str] = set()
@@ -221,14 +243,7 @@ def run_sarg(env: Env, q: Question) -> Outcome:
         out.context_sentences.extend(unit.sentence_ids)
     out.ranked = list(dict.fromkeys(u.passage_id for u in units))
     chain_text = "\n".join(c.text for c in chains)
-    out.trace = {
-        "plan": [],
-        "hops": [{"hop": 1, "query": q.question, "route": "chain", "chains": len(chains)}],
-        "evidence": [
-            {"unit_id": u.id, "passage_id": u.passage_id, "quote": u.evidence} for u in units
-        ],
-        "chains": [{"text": c.text, "score": c.score} for c in chains],
-    }
+    out.trace = _chain_trace(q, chains, units)
     _sarg_call(env, q.question, chain_text, render_snippets(snippets) or "(none found)", out)
     return out
 
@@ -372,23 +387,12 @@ def run_units_only(env: Env, q: Question) -> Outcome:
 
 def run_chains_only(env: Env, q: Question) -> Outcome:
     """One hop, chain traversal only (the agent's forward hop settings); passages behind the links."""
-    ctx = env.context
     out = Outcome(answer="")
     with _stage(out.stages, "retrieve"):
-        chains = traverse_chains(
-            env.index, q.question, "forward", ctx.chain_depth, ctx.tau, ctx.top_chains
-        )
-        units = _chain_units(env, chains, per_link=1)
+        chains, units = _chains_and_units(env, q, "forward", per_link=1)
         passages = fetch_passages(env.index, list(dict.fromkeys(u.passage_id for u in units)))
     out.ranked = [p.id for p in passages]
-    out.trace = {
-        "plan": [],
-        "hops": [{"hop": 1, "query": q.question, "route": "chain", "chains": len(chains)}],
-        "evidence": [
-            {"unit_id": u.id, "passage_id": u.passage_id, "quote": u.evidence} for u in units
-        ],
-        "chains": [{"text": c.text, "score": c.score} for c in chains],
-    }
+    out.trace = _chain_trace(q, chains, units)
     compose_answer(env, q.question, passages, "\n".join(c.text for c in chains), out)
     return out
 

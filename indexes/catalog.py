@@ -231,9 +231,10 @@ class Catalog:
         with self.transaction() as db:
             db.executemany("INSERT OR IGNORE INTO mentions VALUES (?,?)", list(pairs))
 
-    def mentioning(self, name_key: str) -> list[str]:
-        """Passages whose text mentions the normalized name."""
-        return [r[0] for r in self.db.execute("SELECT pid FROM mentions WHERE name=?", (name_key,))]
+    def mentioning(self, name_key: str, limit: int = -1) -> list[str]:
+        """Passages whose text mentions the normalized name (at most `limit`; -1: all)."""
+        rows = self.db.execute("SELECT pid FROM mentions WHERE name=? LIMIT ?", (name_key, limit))
+        return [r[0] for r in rows]
 
     def mentioned_in(self, pid: str) -> list[str]:
         """Normalized names mentioned in a passage."""

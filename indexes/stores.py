@@ -59,8 +59,13 @@ class VectorIndex(Protocol):
     def vectors(self, collection: str) -> tuple[list[str], list[list[float]]]:
         """Every id and vector of a collection."""
 
-    def get_vectors(self, collection: str, ids: Sequence[str]) -> list[tuple[str, list[float]]]:
-        """(id, vector) for the given ids."""
+    def get_vectors(self, collection: str, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """The ids found among those given, and their vectors (one row each)."""
+
+    def matching(
+        self, collection: str, where: dict[str, Any], limit: int
+    ) -> tuple[list[Hit], np.ndarray]:
+        """Up to `limit` records whose metadata matches `where`, with their vectors (one row each)."""
 
     def count(self, collection: str) -> int:
         """Number of records in a collection."""
@@ -116,10 +121,11 @@ class ChromaIndex:
     def _query(
         self, collection: str, vectors: np.ndarray, k: int, where: dict[str, Any] | None
     ) -> list[list[Hit]]:
-        target = self._collections[collection]
-        if k <= 0 or not len(vectors) or target.count() == 0:
+        if k <= 0 or not len(vectors):
             return []
-        res = target.query(
+        # no count() guard: it costs milliseconds at 10k records, and an empty collection
+        # already answers with empty lists
+        res = self._collections[collection].query(
             query_embeddings=vectors,
             n_results=k,
             where=where or None,
@@ -153,14 +159,29 @@ class ChromaIndex:
             list(map(float, v)) for v in (embeddings if embeddings is not None else [])
         ]
 
-    def get_vectors(self, collection: str, ids: Sequence[str]) -> list[tuple[str, list[float]]]:
-        """(id, vector) for the given ids."""
+    def get_vectors(self, collection: str, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """The ids found among those given, and their vectors (one row each)."""
         if not ids:
-            return []
+            return [], np.zeros((0, 0), dtype=np.float32)
         res = self._collections[collection].get(ids=list(ids), include=["embeddings"])
-        return [
-            (i, list(map(float, v))) for i, v in zip(res["ids"], res["embeddings"], strict=True)
+        found = list(res["ids"])
+        if not found:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return found, np.asarray(res["embeddings"], dtype=np.float32)
+
+    def matching(
+        self, collection: str, where: dict[str, Any], limit: int
+    ) -> tuple[list[Hit], np.ndarray]:
+        """Up to `limit` records whose metadata matches `where`, with their vectors (one row each)."""
+        res = self._collections[collection].get(
+            where=where, limit=limit, include=["documents", "metadatas", "embeddings"]
+        )
+        hits = [
+            Hit(i, 1.0, t or "", dict(m or {}))
+            for i, t, m in zip(res["ids"], res["documents"], res["metadatas"], strict=True)
         ]
+        vectors = res["embeddings"]
+        return hits, np.asarray(vectors if len(hits) else [], dtype=np.float32)
 
     def count(self, collection: str) -> int:
         """Number of records in a collection."""

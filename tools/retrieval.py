@@ -6,7 +6,11 @@ for any tool-calling agent, and the resin graph calls them directly from its own
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import threading
+import time
+import weakref
 from collections.abc import Sequence
 from typing import Literal
 
@@ -15,7 +19,7 @@ from pydantic import BaseModel
 
 from indexes.build import Index
 from indexes.documents import Passage
-from indexes.lexical import BM25, tokenize
+from indexes.lexical import BM25
 from indexes.units import ReasoningUnit, UnitKind, entity_key
 
 Direction = Literal["forward", "backward", "bidirectional"]
@@ -86,10 +90,30 @@ def search_units(
     ]
 
 
+# An entity with at most this many units (or passages naming it) is ranked exactly: a lookup plus
+# a dot product. A commoner one is looked for among the query's this-many nearest neighbours, as
+# Chroma's filtered search costs hundreds of milliseconds on such a broad filter.
+_ABOUT_SCAN = 256
+
+
 def units_about(index: Index, entity: str, k: int = 5, query: str | None = None) -> list[UnitHit]:
     """Units whose subject is this entity (exact normalized name), ranked by the query."""
     key = entity_key(entity)
-    hits = index.vectors.search("units", _query_vector(index, query or entity), k, {"subject": key})
+    where = {"subject": key}
+    vector = _query_vector(index, query or entity)
+    hits, vectors = index.vectors.matching("units", where, _ABOUT_SCAN + 1)
+    if len(hits) > _ABOUT_SCAN:  # a common subject: its units among the query's neighbours
+        near = index.vectors.search("units", vector, _ABOUT_SCAN)
+        found = [h for h in near if h.metadata.get("subject") == key][:k]
+        if found:
+            hits = found
+            vectors = np.zeros((0, 0), dtype=np.float32)
+        else:  # none that near: rank the first ones found
+            hits, vectors = hits[:_ABOUT_SCAN], vectors[:_ABOUT_SCAN]
+    if len(vectors):
+        scores = vectors @ vector
+        order = np.argsort(-scores, kind="stable")[:k]
+        hits = [dataclasses.replace(hits[i], score=float(scores[i])) for i in order]
     return [
         UnitHit(unit=ReasoningUnit.model_validate_json(h.metadata["unit"]), score=h.score)
         for h in hits
@@ -101,20 +125,27 @@ def fetch_passages(index: Index, passage_ids: Sequence[str]) -> list[Passage]:
     return index.catalog.passages(passage_ids)
 
 
-_BM25_CACHE: dict[int, tuple[int, BM25]] = {}
+# index → (passage count, when it was last checked, BM25); weak, so a closed index's entry goes
+_BM25_CACHE: weakref.WeakKeyDictionary[Index, tuple[int, float, BM25]] = weakref.WeakKeyDictionary()
 _BM25_LOCK = threading.Lock()
+# Counting Chroma's passages costs milliseconds; a build elsewhere shows up within this many seconds.
+_BM25_CHECK_SECONDS = 5.0
 
 
 def lexical_index(index: Index) -> BM25:
     """The BM25 index of an index's passages, rebuilt only when the passage count changes."""
-    count = index.vectors.count("passages")
     with _BM25_LOCK:
-        cached = _BM25_CACHE.get(id(index))
+        cached = _BM25_CACHE.get(index)
+        now = time.monotonic()
+        if cached is not None and now - cached[1] < _BM25_CHECK_SECONDS:
+            return cached[2]
+        count = index.vectors.count("passages")
         if cached is None or cached[0] != count:
             bm25 = BM25((p.id, f"{p.title} {p.text}") for p in index.catalog.iter_passages())
-            cached = (count, bm25)
-            _BM25_CACHE[id(index)] = cached
-        return cached[1]
+        else:
+            bm25 = cached[2]
+        _BM25_CACHE[index] = (count, now, bm25)
+        return bm25
 
 
 def _hits(
@@ -165,19 +196,20 @@ def passages_about(index: Index, entity: str, query: str, k: int = 2) -> list[Pa
     candidates = index.catalog.titled(key) or index.catalog.mentioning(key)
     if not candidates:
         return []
-    ids, vectors = _passage_vectors(index, candidates)
+    vector = _query_vector(index, query)
+    if len(candidates) > _ABOUT_SCAN:  # a common name: its passages among the query's neighbours
+        named = set(candidates)
+        near = index.vectors.search("passages", vector, _ABOUT_SCAN)
+        ranked = [(h.id, h.score) for h in near if h.id in named][:k]
+        if ranked:
+            return _hits(index, ranked, "entity")
+        candidates = candidates[:_ABOUT_SCAN]
+    ids, vectors = index.vectors.get_vectors("passages", candidates)
     if not ids:
         return []
-    sims = vectors @ _query_vector(index, query)
+    sims = vectors @ vector
     ranked = sorted(zip(ids, sims.tolist(), strict=True), key=lambda kv: -kv[1])[:k]
     return _hits(index, ranked, "entity")
-
-
-def _passage_vectors(index: Index, pids: Sequence[str]) -> tuple[list[str], np.ndarray]:
-    records = index.vectors.get_vectors("passages", list(pids))
-    if not records:
-        return [], np.zeros((0, 0), dtype=np.float32)
-    return [r[0] for r in records], np.asarray([r[1] for r in records], dtype=np.float32)
 
 
 def named_in(index: Index, text: str, longest: int = 6) -> list[str]:
@@ -216,12 +248,12 @@ def bridge_entities(
         display = _display_name(index, key)
         if not display or display in candidates:
             continue
-        own = index.catalog.titled(key) or index.catalog.mentioning(key)[:per_entity]
+        own = index.catalog.titled(key) or index.catalog.mentioning(key, per_entity)
         pids = [p for p in own if p not in skip]
         if pids:
             candidates[display] = pids
-    ids, vectors = _passage_vectors(
-        index, list(dict.fromkeys(p for ps in candidates.values() for p in ps))
+    ids, vectors = index.vectors.get_vectors(
+        "passages", list(dict.fromkeys(p for ps in candidates.values() for p in ps))
     )
     if not ids:
         return []
@@ -256,26 +288,33 @@ def _display_name(index: Index, key: str) -> str:
 
 
 def match_nodes(index: Index, query: str, tau: float = 0.7, k: int = 5) -> list[tuple[str, float]]:
-    """Graph nodes whose names match the query or its keywords at cosine > τ (SARG's matching)."""
-    phrases = [query, *_keywords(query)]
+    """Graph nodes the query names, then nodes whose names match it at cosine > τ (SARG's matching).
+
+    A name written in the query (any run of up to four words, normalized) matches exactly at no
+    embedding cost; the whole query's vector, already cached by the hop's searches, finds the rest.
+    """
     best: dict[str, float] = {}
-    for hits in index.vectors.search_many("entities", index.embed_queries(phrases), k):
-        for hit in hits:
-            node = index.graph.node_of(hit.metadata.get("key", ""))
-            if node and hit.score > tau and hit.score > best.get(node, 0.0):
-                best[node] = hit.score
+    words = _WORD.findall(query)
+    for size in range(min(_MAX_NAME_WORDS, len(words)), 0, -1):
+        for i in range(len(words) - size + 1):
+            node = index.graph.node_of(" ".join(words[i : i + size]))
+            if node and node not in best:
+                best[node] = 1.0
+    for hit in index.vectors.search("entities", _query_vector(index, query), k):
+        node = index.graph.node_of(hit.metadata.get("key", ""))
+        if node and hit.score > tau and hit.score > best.get(node, 0.0):
+            best[node] = hit.score
     return sorted(best.items(), key=lambda kv: -kv[1])[:k]
 
 
-def _keywords(query: str) -> list[str]:
-    """Content words and adjacent pairs: the query's candidate entity mentions."""
-    words = tokenize(query)
-    return list(dict.fromkeys(words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]))
+_WORD = re.compile(r"[\w'’-]+")
+_MAX_NAME_WORDS = 4
 
 
 # Bounded traversal: the heaviest edges out of each node, and a cap on the chains considered.
 _FAN_OUT = 8
-_MAX_CHAINS = 5000
+# Per start node, so one busy start cannot starve the others (depth 3 needs at most 584).
+_MAX_CHAINS_PER_START = 1000
 
 
 def traverse_chains(
@@ -297,27 +336,31 @@ def traverse_chains(
         return []
     paths: list[list[tuple[str, str]]] = []
 
-    def neighbours(node: str) -> list[tuple[str, str, str]]:
-        out = [(node, t, "forward") for t in g.successors(node)] if direction != "backward" else []
-        back = (
-            [(h, node, "backward") for h in g.predecessors(node)] if direction != "forward" else []
-        )
-        steps = out + back
-        steps.sort(key=lambda s: -g.edges[s[0], s[1]]["weight"])
-        return steps[:_FAN_OUT]
+    ranked: dict[str, list[tuple[str, str, str]]] = {}
 
-    def walk(node: str, path: list[tuple[str, str]], seen: set[str]) -> None:
+    def neighbours(node: str) -> list[tuple[str, str, str]]:
+        if node not in ranked:  # a node is reached by many paths: rank its edges once
+            steps = []
+            if direction != "backward":
+                steps += [(node, t, "forward", w) for t, w in g.succ[node].items()]
+            if direction != "forward":
+                steps += [(h, node, "backward", w) for h, w in g.pred[node].items()]
+            steps.sort(key=lambda s: -s[3]["weight"])
+            ranked[node] = [(h, t, way) for h, t, way, _ in steps[:_FAN_OUT]]
+        return ranked[node]
+
+    def walk(node: str, path: list[tuple[str, str]], seen: set[str], limit: int) -> None:
         if path:  # every prefix is a candidate: a short chain may be the one that answers
             paths.append(path)
-        if len(path) >= depth or len(paths) >= _MAX_CHAINS:
+        if len(path) >= depth or len(paths) >= limit:
             return
         for head, tail, way in neighbours(node):
             nxt = tail if way == "forward" else head
             if nxt not in seen:
-                walk(nxt, [*path, (head, tail)], seen | {nxt})
+                walk(nxt, [*path, (head, tail)], seen | {nxt}, limit)
 
     for start, _ in starts:
-        walk(start, [], {start})
+        walk(start, [], {start}, len(paths) + _MAX_CHAINS_PER_START)
     unique = list({tuple(p): p for p in paths}.values())
     touched = list({n for p in unique for edge in p for n in edge})
     nodes, vectors = index.graph.node_vectors(touched)
@@ -326,10 +369,12 @@ def traverse_chains(
         if nodes
         else {}
     )
-    scored = sorted(
-        ((float(np.mean([sim.get(n, 0.0) for n in _path_nodes(p)])), p) for p in unique),
-        key=lambda sp: -sp[0],
-    )
+
+    def score(path: list[tuple[str, str]]) -> float:
+        nodes = _path_nodes(path)
+        return sum(sim.get(n, 0.0) for n in nodes) / len(nodes)
+
+    scored = sorted(((score(p), p) for p in unique), key=lambda sp: -sp[0])
     return [_chain(index, path, round(score, 4)) for score, path in scored[:top] if score > 0]
 
 

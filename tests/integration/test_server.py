@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from contextlib import ExitStack
@@ -12,6 +13,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
+from evals.doctor import concurrent_questions, run_concurrently
 from tests.integration.servers import free_port, running
 
 pytestmark = pytest.mark.slow
@@ -50,30 +52,64 @@ def server(tmp_path_factory, sample_index):
             mp.setenv("HF_HUB_OFFLINE", "1")
             mp.setenv("ANONYMIZED_TELEMETRY", "False")
             try:
-                stack.enter_context(
+                proc = stack.enter_context(
                     running(cmd, f"http://127.0.0.1:{port}/ok", timeout=120, log=log)
                 )
             except (RuntimeError, TimeoutError) as exc:
                 log.flush()
                 raise RuntimeError(f"{exc}\n{tail(log_path)}") from exc
-        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", log=log_path)
+        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", log=log_path, pid=proc.pid)
 
 
 def tail(path: Path, chars: int = 4000) -> str:
     return path.read_text(errors="replace")[-chars:]
 
 
-def test_streams_plan_hops_and_answer_tokens_over_the_api(server, sample_index):
-    client = get_sync_client(
+def client_for(server):
+    return get_sync_client(
         url=server.url, timeout=httpx.Timeout(connect=10.0, read=120.0, write=10.0, pool=10.0)
     )
-    thread = client.threads.create()
-    context = {
+
+
+def fake_context(index: Path) -> dict[str, str]:
+    return {
         "plan_model": "fake",
         "hop_model": "fake",
         "compose_model": "fake",
-        "index_path": str(sample_index),
+        "index_path": str(index),
     }
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of a process and its descendants, from /proc."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    tree, frontier = {pid}, [pid]
+    while frontier:
+        children = [c for c, p in parents.items() if p == frontier[-1]]
+        frontier.pop()
+        frontier += [c for c in children if c not in tree]
+        tree.update(children)
+    total = 0.0
+    for member in tree:
+        try:
+            status = Path(f"/proc/{member}/status").read_text()
+        except OSError:
+            continue
+        match = re.search(r"VmRSS:\s+(\d+) kB", status)
+        total += int(match.group(1)) / 1024 if match else 0.0
+    return total
+
+
+def test_streams_plan_hops_and_answer_tokens_over_the_api(server, sample_index):
+    client = client_for(server)
+    thread = client.threads.create()
+    context = fake_context(sample_index)
     custom: list[dict] = []
     tokens: list[str] = []
     updates: list[dict] = []
@@ -123,3 +159,38 @@ def test_streams_plan_hops_and_answer_tokens_over_the_api(server, sample_index):
     assert last["content"].strip()
     # The streamed tokens are the final message.
     assert "".join(tokens).strip() == last["content"].strip()
+
+
+def test_twenty_threads_at_once_through_the_server_complete_without_crosstalk(server, sample_index):
+    """20 runs in flight on 20 threads, 3 rounds: each ends with its own question's evidence."""
+    client = client_for(server)
+    questions = concurrent_questions(20)
+    assert len(questions) == 20
+    # what each question yields alone, in this process, over the same index and models
+    alone = run_concurrently(sample_index, questions, "fake", 1)
+    reference = {
+        q: {e.id for e in out["evidence"]} for q, out in zip(questions, alone, strict=True)
+    }
+    assert len({frozenset(ids) for ids in reference.values()}) >= 15  # question-specific buffers
+    rss = []
+    for _ in range(3):
+        threads = [client.threads.create()["thread_id"] for _ in questions]
+        runs = [
+            client.runs.create(
+                t, "resin", input={"question": q}, context=fake_context(sample_index)
+            )
+            for t, q in zip(threads, questions, strict=True)
+        ]
+        for thread_id, run, question in zip(threads, runs, questions, strict=True):
+            values = client.runs.join(thread_id, run["run_id"])
+            assert client.runs.get(thread_id, run["run_id"])["status"] == "success", tail(
+                server.log
+            )
+            assert values["question"] == question
+            held = {e["passage_id"] for e in values["evidence"]}
+            assert {e["id"] for e in values["evidence"]} == reference[question]
+            assert values["answer"].strip()
+            assert set(values["citations"]) <= held
+        rss.append(tree_rss_mb(server.pid))
+    # Threads and their checkpoints stay in the dev server's memory by design; the rest is flat.
+    assert rss[2] - rss[1] < 100, rss
