@@ -182,15 +182,17 @@ def test_twenty_threads_at_once_through_the_server_complete_without_crosstalk(se
             for t, q in zip(threads, questions, strict=True)
         ]
         for thread_id, run, question in zip(threads, runs, questions, strict=True):
-            values = client.runs.join(thread_id, run["run_id"])
+            client.runs.join(thread_id, run["run_id"])
             assert client.runs.get(thread_id, run["run_id"])["status"] == "success", tail(
                 server.log
             )
+            values = client.threads.get_state(thread_id)["values"]
             assert values["question"] == question
             held = {e["passage_id"] for e in values["evidence"]}
             assert {e["id"] for e in values["evidence"]} == reference[question]
             assert values["answer"].strip()
             assert set(values["citations"]) <= held
         rss.append(tree_rss_mb(server.pid))
+    print(f"langgraph dev RSS after each round of 20 runs (MB): {[round(r) for r in rss]}")
     # Threads and their checkpoints stay in the dev server's memory by design; the rest is flat.
     assert rss[2] - rss[1] < 100, rss
