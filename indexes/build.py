@@ -58,10 +58,18 @@ def embedder_name(embedder: Embedder) -> str:
 
 
 def embed(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-    """Embed texts into a float32 matrix (one row per text)."""
+    """Embed texts into a float32 matrix (one row per text), each distinct text once.
+
+    Units repeat across documents ("X is a Y"), and embedding is most of a build's time.
+    """
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
-    return np.asarray(embedder.embed_documents(list(texts)), dtype=np.float32)
+    distinct = list(dict.fromkeys(texts))
+    vectors = np.asarray(embedder.embed_documents(distinct), dtype=np.float32)
+    if len(distinct) == len(texts):
+        return vectors
+    row = {t: i for i, t in enumerate(distinct)}
+    return vectors[[row[t] for t in texts]]
 
 
 @dataclass

@@ -220,7 +220,7 @@ def _parse(content: str) -> list[dict[str, Any]]:
     fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
     if fenced:
         text = fenced.group(1)
-    data = json.loads(text)
+    data = json.loads(text, strict=False)  # a raw newline copied into a string is no fault
     if isinstance(data, list):
         data = {"units": data}
     if not isinstance(data, dict) or not isinstance(data.get("units"), list):

@@ -38,7 +38,7 @@ def structured(model: BaseChatModel, schema: type[BaseModel], max_tokens: int) -
 def parse_reply(reply: BaseMessage, schema: type[BaseModel]) -> Any:
     """Validate a structured reply; raises ValueError when it does not fit the schema."""
     try:
-        return schema.model_validate(json.loads(str(reply.content)))
+        return schema.model_validate(json.loads(str(reply.content), strict=False))
     except (json.JSONDecodeError, ValueError) as exc:
         raise ValueError(f"{schema.__name__}: {exc}") from exc
 

@@ -201,3 +201,14 @@ def test_a_quote_cut_at_the_length_cap_grounds_to_the_sentence_it_opens():
     # an opening that no sentence has, and a fragment from a sentence's middle, ground nowhere
     assert match_sentences("The Tessel Road was paved with basalt from Lindmoor", p) == []
     assert match_sentences("from the Greywell quarries in the dry", p) == []
+
+
+def test_a_raw_newline_inside_a_json_string_is_parsed():
+    p = passage()
+    raw = (
+        '{"units":[{"quote":"The Orrin Dam was designed\nby Hessa Varn.","kind":"relation",'
+        '"subject":"Orrin Dam","predicate":"designed by","object":"Hessa Varn"}]}'
+    )
+    result = extract_passage(ScriptedChatModel(responses=[raw]), p)
+    assert result.ok, result.error
+    assert [u.sentence_ids for u in result.units] == [[p.sentences[0].id]]
