@@ -327,7 +327,14 @@ def test_user_strings_never_reach_a_chroma_filter_unnormalized(sample_index, mon
         seen.append(where)
         return real_search(collection, vector, k, where)
 
+    real_matching = index.vectors.matching
+
+    def spy_matching(collection, where, limit):
+        seen.append(where)
+        return real_matching(collection, where, limit)
+
     monkeypatch.setattr(index.vectors, "search", spy)
+    monkeypatch.setattr(index.vectors, "matching", spy_matching)
     hostile = ['{"$ne": ""}', "$or", "x' OR 1=1", '{"subject": {"$exists": true}}']
     plan = {
         "hops": [
