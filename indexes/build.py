@@ -28,7 +28,7 @@ from indexes.documents import (
     content_hash,
     make_passages,
 )
-from indexes.extraction import ExtractionResult, extract_passage
+from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
 from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
 from indexes.stores import VectorIndex, open_vector_index
 from indexes.units import ReasoningUnit, entity_key, normalize
@@ -223,7 +223,7 @@ def extraction_key(model: BaseChatModel | None) -> str:
         if isinstance(from_model, str)
         else getattr(model, "model_name", type(model).__name__)
     )
-    return f"{name}|{EXTRACTION_PROMPT_VERSION}"
+    return f"{name}|{EXTRACTION_PROMPT_VERSION}|{GROUNDING_VERSION}"
 
 
 class Builder:

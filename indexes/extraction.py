@@ -23,6 +23,9 @@ from prompts import EXTRACT_EXAMPLE_OUTPUT, EXTRACT_EXAMPLE_USER, EXTRACT_SYSTEM
 
 MAX_UNITS_PER_PASSAGE = 24
 QUOTE_MATCH_RATIO = 0.85
+# Bump on any change to what `ground` keeps: the extraction cache holds grounded units, so it is
+# keyed by this too (see indexes.build.extraction_key).
+GROUNDING_VERSION = "ground-2"
 _STOP = frozenset(
     "a an the of in on at to for by with and or is are was were be been it its this that as from".split()
 )
@@ -184,6 +187,30 @@ def _mentioned(name: str, sentence_tokens: set[str]) -> bool:
     return len(tokens & sentence_tokens) >= max(1, (len(tokens) + 1) // 2)
 
 
+def _same(a: str, b: str) -> bool:
+    return entity_key(a) == entity_key(b)
+
+
+# Words that belong to a relation, not to its object: "designed by" + "Hessa Varn".
+_LINKING = frozenset("by in on at of to from with into near for as after under over".split())
+
+
+def _object_from_predicate(draft: UnitDraft) -> UnitDraft | None:
+    """The draft with its predicate split into a verb and an object, if it has at least two words.
+
+    A small model often writes the claim's whole remainder as the predicate ("is a port town at
+    the mouth of the Tessel River") and the subject, or a misspelling, as the object. The split is
+    kept only if the new object is written, word for word, in the evidence sentence.
+    """
+    words = draft.predicate.strip().rstrip(".").split()
+    if len(words) < 2:
+        return None
+    verb, rest = words[:1], words[1:]
+    while len(rest) > 1 and rest[0].lower() in _LINKING:
+        verb.append(rest.pop(0))
+    return draft.model_copy(update={"predicate": " ".join(verb), "object": " ".join(rest)})
+
+
 def ground(draft: UnitDraft, passage: Passage) -> ReasoningUnit | None:
     """A grounded unit, or None when the quote or the names it links are not in the passage."""
     sentence_ids = match_sentences(draft.quote, passage)
@@ -192,11 +219,17 @@ def ground(draft: UnitDraft, passage: Passage) -> ReasoningUnit | None:
     by_id = {s.id: s.text for s in passage.sentences}
     evidence = " ".join(by_id[i] for i in sentence_ids)
     tokens = _content_tokens(evidence)
-    head, tail = draft.subject, draft.object
-    if not (_mentioned(head, tokens) and _mentioned(tail, tokens)):
+    if not _mentioned(draft.subject, tokens):
         return None
-    if entity_key(head) == entity_key(tail):  # "X is a X": a small model's favourite non-fact
-        return None
+    # "X is a X" (a small model's favourite non-fact) or an object the sentence does not hold
+    if not _mentioned(draft.object, tokens) or _same(draft.subject, draft.object):
+        repaired = _object_from_predicate(draft)
+        if repaired is None or _same(draft.subject, repaired.object):
+            return None
+        obj = normalize(repaired.object)
+        if not _content_tokens(obj) or f" {obj} " not in f" {normalize(evidence)} ":
+            return None
+        draft = repaired
     return ReasoningUnit(
         **unit_fields(draft),
         evidence=evidence,

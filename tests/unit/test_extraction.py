@@ -212,3 +212,41 @@ def test_a_raw_newline_inside_a_json_string_is_parsed():
     result = extract_passage(ScriptedChatModel(responses=[raw]), p)
     assert result.ok, result.error
     assert [u.sentence_ids for u in result.units] == [[p.sentences[0].id]]
+
+
+def test_an_object_left_in_the_predicate_is_split_out_only_if_the_sentence_holds_it():
+    doc = Document(
+        id="caldmere",
+        title="Caldmere",
+        text="Caldmere is a port town at the mouth of the Tessel River. It was founded in 1620.",
+    )
+    p = make_passages(doc)[0]
+    quote = "Caldmere is a port town at the mouth of the Tessel River."
+
+    def draft(predicate, obj):
+        return {
+            "quote": quote,
+            "kind": "entity-fact",
+            "subject": "Caldmere",
+            "predicate": predicate,
+            "object": obj,
+        }
+
+    model = ScriptedChatModel(
+        responses=[
+            units_json(
+                # misspelt object, the claim's remainder in the predicate: split and kept
+                draft("is a port town at the mouth of the Tessel River.", "Caldmundere"),
+                # X-is-X with a predicate the sentence does not hold: dropped
+                draft("is a fishing village", "Caldmere"),
+                # a one-word predicate leaves nothing to split: dropped
+                draft("is", "Caldmere"),
+            )
+        ]
+    )
+    result = extract_passage(model, p)
+    assert [(u.subject, u.predicate, u.object) for u in result.units] == [
+        ("Caldmere", "is", "a port town at the mouth of the Tessel River")
+    ]
+    assert result.units[0].evidence == quote
+    assert result.ungrounded == 2
