@@ -13,7 +13,9 @@ each backend turns it into the strongest constraint it has (a JSON-schema gramma
 
 OpenAI-compatible servers get RESIN_MODEL_TIMEOUT seconds per try (default 120) and
 RESIN_MODEL_RETRIES retries with exponential backoff (default 2); a server that still fails
-raises `ModelBackendError` naming the server and the cause.
+raises `ModelBackendError` naming the server and the cause. The embedded model runs on
+RESIN_LLAMA_THREADS threads (default: every core); two jobs sharing the cores each run faster
+with 1 thread than both spinning on all of them.
 """
 
 from __future__ import annotations
@@ -78,7 +80,8 @@ def _to_llama_format(response_format: dict[str, Any] | None) -> dict[str, Any] |
 def _load_llama(path: str, n_ctx: int) -> Any:
     from llama_cpp import Llama
 
-    llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count(), verbose=False)
+    threads = int(_setting("RESIN_LLAMA_THREADS", os.cpu_count() or 1)) or os.cpu_count()
+    llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=threads, verbose=False)
     # Free it before interpreter teardown: llama.cpp's own __del__ then finds its C library gone.
     atexit.register(llama.close)
     return llama
@@ -181,7 +184,7 @@ _BACKOFF_BASE, _BACKOFF_MAX = 0.5, 8.0
 
 
 def _setting(name: str, default: float) -> float:
-    """A non-negative number from the environment (RESIN_MODEL_TIMEOUT, RESIN_MODEL_RETRIES)."""
+    """A non-negative number from the environment (RESIN_MODEL_TIMEOUT and the like)."""
     raw = os.environ.get(name, "").strip()
     try:
         value = float(raw) if raw else default
