@@ -105,6 +105,14 @@ class Index:
         by_id = dict(zip(ids, vecs, strict=True))
         ordered = [by_id[i] for i in ids]
         self.graph.load_vectors(keys, ordered)
+        self._fill_unit_subjects()
+
+    def _fill_unit_subjects(self) -> None:
+        """Copy unit subjects from Chroma into a catalog that predates them (once per index)."""
+        missing = self.catalog.units_without_subject()
+        for start in range(0, len(missing), 5000):
+            hits = self.vectors.get("units", missing[start : start + 5000])
+            self.catalog.set_unit_subjects((h.id, h.metadata.get("subject", "")) for h in hits)
 
     def _check_manifest(self) -> dict[str, Any]:
         name = embedder_name(self.embedder)
@@ -365,7 +373,8 @@ class Builder:
         idx.graph.save()
         for doc, _rec, _ps in batch:
             idx.catalog.put_units(
-                doc.id, [(u.id, u.passage_id, u.kind) for u in units_by_doc[doc.id]]
+                doc.id,
+                [(u.id, u.passage_id, u.kind, entity_key(u.subject)) for u in units_by_doc[doc.id]],
             )
         with idx.catalog.transaction() as db:
             db.executemany(

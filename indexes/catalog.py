@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS passages (
 CREATE INDEX IF NOT EXISTS passages_doc ON passages(doc_id);
 CREATE INDEX IF NOT EXISTS passages_title ON passages(title_key);
 CREATE TABLE IF NOT EXISTS units (
-    uid TEXT PRIMARY KEY, pid TEXT NOT NULL, doc_id TEXT NOT NULL, kind TEXT NOT NULL);
+    uid TEXT PRIMARY KEY, pid TEXT NOT NULL, doc_id TEXT NOT NULL, kind TEXT NOT NULL,
+    subject TEXT);
 CREATE INDEX IF NOT EXISTS units_doc ON units(doc_id);
 CREATE TABLE IF NOT EXISTS mentions (name TEXT NOT NULL, pid TEXT NOT NULL, PRIMARY KEY (name, pid));
 CREATE INDEX IF NOT EXISTS mentions_pid ON mentions(pid);
@@ -63,6 +64,10 @@ class Catalog:
         self._lock = threading.Lock()
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(_SCHEMA)
+        # Catalogs from before units had a subject: the column is added empty and `Index` fills it.
+        if "subject" not in {r[1] for r in self.db.execute("PRAGMA table_info(units)")}:
+            self.db.execute("ALTER TABLE units ADD COLUMN subject TEXT")
+        self.db.execute("CREATE INDEX IF NOT EXISTS units_subject ON units(subject)")
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -208,13 +213,32 @@ class Catalog:
         return [r[0] for r in rows]
 
     # units ----------------------------------------------------------------------------------
-    def put_units(self, doc_id: str, units: Iterable[tuple[str, str, str]]) -> None:
-        """Record (unit id, passage id, kind) for a document's units."""
+    def put_units(self, doc_id: str, units: Iterable[tuple[str, str, str, str]]) -> None:
+        """Record (unit id, passage id, kind, subject's entity key) for a document's units."""
         with self.transaction() as db:
             db.executemany(
-                "INSERT OR REPLACE INTO units VALUES (?,?,?,?)",
-                [(uid, pid, doc_id, kind) for uid, pid, kind in units],
+                "INSERT OR REPLACE INTO units VALUES (?,?,?,?,?)",
+                [(uid, pid, doc_id, kind, subject) for uid, pid, kind, subject in units],
             )
+
+    def units_with_subject(self, subject_key: str, limit: int = -1) -> list[str]:
+        """Ids of the units whose subject is this entity key (at most `limit`; -1: all).
+
+        An indexed lookup: Chroma's metadata filter scans, at tens of milliseconds per call.
+        """
+        rows = self.db.execute(
+            "SELECT uid FROM units WHERE subject=? LIMIT ?", (subject_key, limit)
+        )
+        return [r[0] for r in rows]
+
+    def units_without_subject(self) -> list[str]:
+        """Ids of units recorded before the catalog kept subjects."""
+        return [r[0] for r in self.db.execute("SELECT uid FROM units WHERE subject IS NULL")]
+
+    def set_unit_subjects(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Record (unit id, subject's entity key) pairs."""
+        with self.transaction() as db:
+            db.executemany("UPDATE units SET subject=? WHERE uid=?", [(s, u) for u, s in pairs])
 
     def unit_ids(self, doc_id: str) -> list[str]:
         """Ids of a document's units."""

@@ -11,6 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import cache
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -83,10 +84,16 @@ def json_schema_format(
     `limits` caps arrays (maxItems) and strings (maxLength) in the constraint only, so a small
     model's grammar-bound output ends inside its token budget; parsing stays lenient.
     """
-    body = schema.model_json_schema()
+    body = json.loads(_schema_json(schema))  # a fresh copy: _cap edits it
     if limits:
         _cap(body, limits)
     return {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": body}}
+
+
+@cache
+def _schema_json(schema: type[BaseModel]) -> str:
+    """Pydantic rebuilds a JSON schema on every call; plan, bridge and compose ask each question."""
+    return json.dumps(schema.model_json_schema())
 
 
 def _cap(node: Any, limits: dict[str, int]) -> None:

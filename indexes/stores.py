@@ -62,10 +62,8 @@ class VectorIndex(Protocol):
     def get_vectors(self, collection: str, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The ids found among those given, and their vectors (one row each)."""
 
-    def matching(
-        self, collection: str, where: dict[str, Any], limit: int
-    ) -> tuple[list[Hit], np.ndarray]:
-        """Up to `limit` records whose metadata matches `where`, with their vectors (one row each)."""
+    def records(self, collection: str, ids: Sequence[str]) -> tuple[list[Hit], np.ndarray]:
+        """Records by id with their vectors (one row each), in no particular order."""
 
     def count(self, collection: str) -> int:
         """Number of records in a collection."""
@@ -169,12 +167,12 @@ class ChromaIndex:
             return [], np.zeros((0, 0), dtype=np.float32)
         return found, np.asarray(res["embeddings"], dtype=np.float32)
 
-    def matching(
-        self, collection: str, where: dict[str, Any], limit: int
-    ) -> tuple[list[Hit], np.ndarray]:
-        """Up to `limit` records whose metadata matches `where`, with their vectors (one row each)."""
+    def records(self, collection: str, ids: Sequence[str]) -> tuple[list[Hit], np.ndarray]:
+        """Records by id with their vectors (one row each), in no particular order."""
+        if not ids:
+            return [], np.zeros((0, 0), dtype=np.float32)
         res = self._collections[collection].get(
-            where=where, limit=limit, include=["documents", "metadatas", "embeddings"]
+            ids=list(ids), include=["documents", "metadatas", "embeddings"]
         )
         hits = [
             Hit(i, 1.0, t or "", dict(m or {}))

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from indexes.build import Index
 from indexes.documents import Passage
 from indexes.lexical import BM25
+from indexes.stores import Hit
 from indexes.units import ReasoningUnit, UnitKind, entity_key
 
 Direction = Literal["forward", "backward", "bidirectional"]
@@ -84,40 +85,35 @@ def search_units(
     """Typed units nearest to the query, optionally only of the given kinds."""
     where = {"kind": {"$in": list(kinds)}} if kinds else None
     hits = index.vectors.search("units", _query_vector(index, query), k, where)
-    return [
-        UnitHit(unit=ReasoningUnit.model_validate_json(h.metadata["unit"]), score=h.score)
-        for h in hits
-    ]
+    return [_unit_hit(h) for h in hits]
 
 
 # An entity with at most this many units (or passages naming it) is ranked exactly: a lookup plus
-# a dot product. A commoner one is looked for among the query's this-many nearest neighbours, as
-# Chroma's filtered search costs hundreds of milliseconds on such a broad filter.
+# a dot product. A commoner one is looked for among the query's this-many nearest neighbours.
 _ABOUT_SCAN = 256
 
 
 def units_about(index: Index, entity: str, k: int = 5, query: str | None = None) -> list[UnitHit]:
     """Units whose subject is this entity (exact normalized name), ranked by the query."""
     key = entity_key(entity)
-    where = {"subject": key}
     vector = _query_vector(index, query or entity)
-    hits, vectors = index.vectors.matching("units", where, _ABOUT_SCAN + 1)
-    if len(hits) > _ABOUT_SCAN:  # a common subject: its units among the query's neighbours
+    ids = index.catalog.units_with_subject(key, _ABOUT_SCAN + 1)
+    if len(ids) > _ABOUT_SCAN:  # a common subject: its units among the query's neighbours
         near = index.vectors.search("units", vector, _ABOUT_SCAN)
         found = [h for h in near if h.metadata.get("subject") == key][:k]
         if found:
-            hits = found
-            vectors = np.zeros((0, 0), dtype=np.float32)
-        else:  # none that near: rank the first ones found
-            hits, vectors = hits[:_ABOUT_SCAN], vectors[:_ABOUT_SCAN]
-    if len(vectors):
-        scores = vectors @ vector
-        order = np.argsort(-scores, kind="stable")[:k]
-        hits = [dataclasses.replace(hits[i], score=float(scores[i])) for i in order]
-    return [
-        UnitHit(unit=ReasoningUnit.model_validate_json(h.metadata["unit"]), score=h.score)
-        for h in hits
-    ]
+            return [_unit_hit(h) for h in found]
+        ids = ids[:_ABOUT_SCAN]  # none that near: rank the first ones found
+    hits, vectors = index.vectors.records("units", ids)
+    if not hits:
+        return []
+    scores = vectors @ vector
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [_unit_hit(dataclasses.replace(hits[i], score=float(scores[i]))) for i in order]
+
+
+def _unit_hit(hit: Hit) -> UnitHit:
+    return UnitHit(unit=ReasoningUnit.model_validate_json(hit.metadata["unit"]), score=hit.score)
 
 
 def fetch_passages(index: Index, passage_ids: Sequence[str]) -> list[Passage]:
@@ -334,8 +330,8 @@ def traverse_chains(
     starts = match_nodes(index, query, tau)
     if not starts or g.number_of_edges() == 0:
         return []
-    paths: list[list[tuple[str, str]]] = []
-
+    # Each candidate: its edges, and its nodes (distinct, as a walk never revisits one).
+    paths: list[tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = []
     ranked: dict[str, list[tuple[str, str, str]]] = {}
 
     def neighbours(node: str) -> list[tuple[str, str, str]]:
@@ -349,37 +345,48 @@ def traverse_chains(
             ranked[node] = [(h, t, way) for h, t, way, _ in steps[:_FAN_OUT]]
         return ranked[node]
 
-    def walk(node: str, path: list[tuple[str, str]], seen: set[str], limit: int) -> None:
-        if path:  # every prefix is a candidate: a short chain may be the one that answers
-            paths.append(path)
-        if len(path) >= depth or len(paths) >= limit:
+    def walk(node: str, edges: list[tuple[str, str]], nodes: list[str], limit: int) -> None:
+        if edges:  # every prefix is a candidate: a short chain may be the one that answers
+            paths.append((tuple(edges), tuple(nodes)))
+        if len(edges) >= depth or len(paths) >= limit:
             return
         for head, tail, way in neighbours(node):
             nxt = tail if way == "forward" else head
-            if nxt not in seen:
-                walk(nxt, [*path, (head, tail)], seen | {nxt}, limit)
+            if nxt not in nodes:
+                edges.append((head, tail))
+                nodes.append(nxt)
+                walk(nxt, edges, nodes, limit)
+                edges.pop()
+                nodes.pop()
 
     for start, _ in starts:
-        walk(start, [], {start}, len(paths) + _MAX_CHAINS_PER_START)
-    unique = list({tuple(p): p for p in paths}.values())
-    touched = list({n for p in unique for edge in p for n in edge})
-    nodes, vectors = index.graph.node_vectors(touched)
-    sim = (
-        dict(zip(nodes, (vectors @ _query_vector(index, query)).tolist(), strict=True))
-        if nodes
-        else {}
-    )
-
-    def score(path: list[tuple[str, str]]) -> float:
-        nodes = _path_nodes(path)
-        return sum(sim.get(n, 0.0) for n in nodes) / len(nodes)
-
-    scored = sorted(((score(p), p) for p in unique), key=lambda sp: -sp[0])
-    return [_chain(index, path, round(score, 4)) for score, path in scored[:top] if score > 0]
-
-
-def _path_nodes(path: list[tuple[str, str]]) -> list[str]:
-    return list(dict.fromkeys(n for edge in path for n in edge))
+        walk(start, [], [start], len(paths) + _MAX_CHAINS_PER_START)
+    if not paths:
+        return []
+    # Score every candidate at once: the mean cosine of its nodes' names to the query.
+    touched = list({n for _, nodes in paths for n in nodes})
+    names, vectors = index.graph.node_vectors(touched)
+    position = {n: i for i, n in enumerate(names)}
+    sims = np.append(vectors @ _query_vector(index, query), 0.0) if names else np.zeros(1)
+    columns = depth + 1
+    slots = np.full((len(paths), columns), len(names))  # the padding slot scores 0
+    for row, (_, nodes) in enumerate(paths):
+        slots[row, : len(nodes)] = [position.get(n, len(names)) for n in nodes]
+    lengths = np.array([len(nodes) for _, nodes in paths])
+    scores = sims[slots].sum(axis=1) / lengths
+    chains: list[Chain] = []
+    seen: set[frozenset[tuple[str, str]]] = set()
+    for row in np.argsort(-scores, kind="stable"):
+        if scores[row] <= 0:
+            break
+        edges = frozenset(paths[row][0])
+        if edges in seen:  # a bidirectional walk meets the same edges from both ends
+            continue
+        seen.add(edges)
+        chains.append(_chain(index, list(paths[row][0]), round(float(scores[row]), 4)))
+        if len(chains) == top:
+            break
+    return chains
 
 
 def _chain(index: Index, path: list[tuple[str, str]], score: float) -> Chain:

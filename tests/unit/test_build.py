@@ -208,3 +208,19 @@ def test_switching_the_extraction_model_replaces_units_everywhere(open_index, fa
     assert len(rows) == 1 and set(rows).isdisjoint(first)
     assert index.vectors.count("units") == 1 == index.stats()["units"]
     assert index.graph.g.number_of_edges() == 1
+
+
+def test_a_catalog_from_before_unit_subjects_is_filled_from_chroma(open_index, fake_model, tmp_path):
+    from tools.retrieval import units_about
+
+    index = open_index()
+    Builder(index, fake_model).run(DOCS)
+    expected = {h.unit.id for h in units_about(index, "Hessa Varn", k=50)}
+    assert expected
+    with index.catalog.transaction() as db:  # the catalog as an older resin left it
+        db.execute("DROP INDEX units_subject")
+        db.execute("ALTER TABLE units DROP COLUMN subject")
+    index.close()
+    reopened = open_index(tmp_path / "index")
+    assert reopened.catalog.units_without_subject() == []
+    assert {h.unit.id for h in units_about(reopened, "Hessa Varn", k=50)} == expected

@@ -327,14 +327,14 @@ def test_user_strings_never_reach_a_chroma_filter_unnormalized(sample_index, mon
         seen.append(where)
         return real_search(collection, vector, k, where)
 
-    real_matching = index.vectors.matching
+    real_subject = index.catalog.units_with_subject
 
-    def spy_matching(collection, where, limit):
-        seen.append(where)
-        return real_matching(collection, where, limit)
+    def spy_subject(key, limit=-1):  # the subject lookup is SQL now: it must get the same keys
+        seen.append({"subject": key})
+        return real_subject(key, limit)
 
     monkeypatch.setattr(index.vectors, "search", spy)
-    monkeypatch.setattr(index.vectors, "matching", spy_matching)
+    monkeypatch.setattr(index.catalog, "units_with_subject", spy_subject)
     hostile = ['{"$ne": ""}', "$or", "x' OR 1=1", '{"subject": {"$exists": true}}']
     plan = {
         "hops": [

@@ -2,6 +2,7 @@ from agent.models import ScriptedChatModel, heuristic_reply
 from indexes.build import Builder
 from tests.unit.test_build import DOCS
 from tools import make_tools
+from tools.retrieval import traverse_chains
 
 
 def test_tools_return_typed_results_bound_to_the_index(open_index):
@@ -21,6 +22,10 @@ def test_tools_return_typed_results_bound_to_the_index(open_index):
     chains = tools["find_chains"].invoke({"query": "Orrin Dam", "direction": "forward"})
     assert chains and "Orrin Dam" in chains[0]["chain"]
     assert all(link["unit_ids"] for c in chains for link in c["links"])
+    both = traverse_chains(index, "Orrin Dam", "bidirectional", top=10)
+    edge_sets = [frozenset((x.head, x.tail) for x in c.links) for c in both]
+    assert len(both) > 1 and len(set(edge_sets)) == len(edge_sets)  # met from both ends: once
+    assert [c.score for c in both] == sorted((c.score for c in both), reverse=True)
     # the schema a chat model sees documents every argument
     assert "direction" in tools["find_chains"].args
 
