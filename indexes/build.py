@@ -39,6 +39,7 @@ NO_EXTRACTION = "none"
 _MAX_NAME_TOKENS = 8
 _MIN_NAME_CHARS = 3
 _QUERY_CACHE_SIZE = 4096
+_PASSAGE_CACHE_SIZE = 8192
 
 
 class Embedder(Protocol):
@@ -83,6 +84,30 @@ class IndexConfig:
     merge_threshold: float = DEFAULT_MERGE_THRESHOLD
 
 
+class _VectorCache:
+    """A thread-safe LRU map from strings to vectors."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
+        """The cached vectors among `keys` (each refreshed as recently used)."""
+        with self._lock:
+            found = {k: self._items[k] for k in keys if k in self._items}
+            for key in found:
+                self._items.move_to_end(key)
+        return found
+
+    def put(self, items: dict[str, np.ndarray]) -> None:
+        """Remember vectors, forgetting the least recently used beyond the size."""
+        with self._lock:
+            self._items.update(items)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
 class Index:
     """An opened index: the SQLite catalog, the Chroma collections, the graph and the manifest."""
 
@@ -98,8 +123,9 @@ class Index:
             config.path, config.chroma_host, config.chroma_port
         )
         self.graph = EntityGraph(config.path / "graph.json", config.merge_threshold)
-        self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._cache_lock = threading.Lock()
+        self._query_vectors = _VectorCache(_QUERY_CACHE_SIZE)
+        # Passage ids derive from content, so a cached vector never goes stale.
+        self._passage_vectors = _VectorCache(_PASSAGE_CACHE_SIZE)
         ids, vecs = self.vectors.vectors("entities")
         keys = [h.metadata.get("key", "") for h in self.vectors.get("entities", ids)] if ids else []
         by_id = dict(zip(ids, vecs, strict=True))
@@ -161,18 +187,30 @@ class Index:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed short texts (queries, names) through an LRU cache: a question's hops reuse them."""
-        with self._cache_lock:
-            found = {t: self._query_cache[t] for t in texts if t in self._query_cache}
-            for text in found:
-                self._query_cache.move_to_end(text)
+        found = self._query_vectors.get(texts)
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
-            found.update(zip(missing, self.embed(missing), strict=True))
-            with self._cache_lock:
-                self._query_cache.update((t, found[t]) for t in missing)
-                while len(self._query_cache) > _QUERY_CACHE_SIZE:
-                    self._query_cache.popitem(last=False)
+            fresh = dict(zip(missing, self.embed(missing), strict=True))
+            self._query_vectors.put(fresh)
+            found.update(fresh)
         return np.stack([found[t] for t in texts])
+
+    def passage_vectors(self, pids: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """The stored passages among `pids` and their vectors, through an LRU cache.
+
+        A bridge hop ranks the same passages its entity was chosen by, moments earlier.
+        """
+        found = self._passage_vectors.get(pids)
+        missing = [p for p in dict.fromkeys(pids) if p not in found]
+        if missing:
+            ids, vectors = self.vectors.get_vectors("passages", missing)
+            fresh = dict(zip(ids, vectors, strict=True))
+            self._passage_vectors.put(fresh)
+            found.update(fresh)
+        ids = [p for p in dict.fromkeys(pids) if p in found]
+        if not ids:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return ids, np.stack([found[p] for p in ids])
 
     def stats(self) -> dict[str, Any]:
         """Documents, passages, units per kind, grounded share, graph size, tokens spent."""

@@ -200,7 +200,7 @@ def passages_about(index: Index, entity: str, query: str, k: int = 2) -> list[Pa
         if ranked:
             return _hits(index, ranked, "entity")
         candidates = candidates[:_ABOUT_SCAN]
-    ids, vectors = index.vectors.get_vectors("passages", candidates)
+    ids, vectors = index.passage_vectors(candidates)
     if not ids:
         return []
     sims = vectors @ vector
@@ -248,8 +248,8 @@ def bridge_entities(
         pids = [p for p in own if p not in skip]
         if pids:
             candidates[display] = pids
-    ids, vectors = index.vectors.get_vectors(
-        "passages", list(dict.fromkeys(p for ps in candidates.values() for p in ps))
+    ids, vectors = index.passage_vectors(
+        list(dict.fromkeys(p for ps in candidates.values() for p in ps))
     )
     if not ids:
         return []

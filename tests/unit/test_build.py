@@ -210,7 +210,9 @@ def test_switching_the_extraction_model_replaces_units_everywhere(open_index, fa
     assert index.graph.g.number_of_edges() == 1
 
 
-def test_a_catalog_from_before_unit_subjects_is_filled_from_chroma(open_index, fake_model, tmp_path):
+def test_a_catalog_from_before_unit_subjects_is_filled_from_chroma(
+    open_index, fake_model, tmp_path
+):
     from tools.retrieval import units_about
 
     index = open_index()
