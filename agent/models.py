@@ -81,7 +81,10 @@ def _load_llama(path: str, n_ctx: int) -> Any:
     from llama_cpp import Llama
 
     threads = int(_setting("RESIN_LLAMA_THREADS", os.cpu_count() or 1)) or os.cpu_count()
-    llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=threads, verbose=False)
+    # Prompt processing has its own thread count (default: every core); both must obey.
+    llama = Llama(
+        model_path=path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False
+    )
     # Free it before interpreter teardown: llama.cpp's own __del__ then finds its C library gone.
     atexit.register(llama.close)
     return llama
