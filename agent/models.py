@@ -14,8 +14,8 @@ each backend turns it into the strongest constraint it has (a JSON-schema gramma
 OpenAI-compatible servers get RESIN_MODEL_TIMEOUT seconds per try (default 120) and
 RESIN_MODEL_RETRIES retries with exponential backoff (default 2); a server that still fails
 raises `ModelBackendError` naming the server and the cause. The embedded model runs on
-RESIN_LLAMA_THREADS threads (default: every core); two jobs sharing the cores each run faster
-with 1 thread than both spinning on all of them.
+RESIN_LLAMA_THREADS threads (default: every core); jobs sharing the cores should take 1 each,
+as llama.cpp's threads spin while they wait.
 """
 
 from __future__ import annotations
