@@ -20,6 +20,9 @@ from indexes.extraction import fence
 from prompts import PLAN_SYSTEM, PLAN_USER
 
 _PLACEHOLDER = re.compile(r"#(\d+)")
+_WORDS = re.compile(r"[^\W_]+")
+# A one-hop question is a sentence, not a label such as "most_famous_statute".
+MIN_HOP_WORDS = 3
 
 
 class PlanError(ValueError):
@@ -48,6 +51,12 @@ def validate_plan(plan: Plan) -> list[Hop]:
                 raise PlanError(f"hop {hop.id} uses #{ref} without depending on hop {ref}")
     if not nx.is_directed_acyclic_graph(graph):
         raise PlanError("hop dependencies form a cycle")
+    for hop in hops:
+        if sum(any(c.isalpha() for c in w) for w in hop.question.split()) < MIN_HOP_WORDS:
+            raise PlanError(f"hop {hop.id}'s question {hop.question!r} is not a question")
+    questions = [" ".join(_WORDS.findall(h.question.lower())) for h in hops]
+    if len(set(questions)) != len(questions):
+        raise PlanError("two hops ask the same question")
     return hops
 
 

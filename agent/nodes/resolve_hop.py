@@ -172,13 +172,16 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     usage: list[dict[str, Any]] = []
     chains: list[Chain] = []
     new_hops: list[Hop] = []
+    passages: list[PassageHit] = []
+    units: list[UnitHit] = []
     if hop.entity:
-        # A structural bridge hop: the entity's own passages, ranked by the original question.
+        # A bridge hop: the entity's own passages, ranked by the original question.
         held = set(task["evidence_ids"])
         about = passages_about(index, hop.entity, task["question"], k=1 + len(held))
         passages = [p for p in about if p.passage_id not in held][:1]
         units = units_about(index, hop.entity, ctx.k_per_hop, task["question"])
-    else:
+    if not passages and not units:
+        # No entity, or one the index does not know (a planner's guess): search by the question.
         units = search_units(index, query, hop.kinds or None, ctx.k_per_hop)
         chains = traverse_chains(
             index, query, hop.direction, ctx.chain_depth, ctx.tau, ctx.top_chains

@@ -173,6 +173,21 @@ def test_validate_plan_names_the_problem():
         validate_plan(Plan(hops=[Hop(id=1, question="first?", depends_on=[7])]))
     with pytest.raises(PlanError, match="more than"):
         validate_plan(Plan(hops=[Hop(id=i, question="a question") for i in range(1, 8)]))
+    # what the 135M model writes when grammar makes it parseable but not sensible
+    with pytest.raises(PlanError, match="not a question"):
+        validate_plan(Plan(hops=[Hop(id=1, question="most_famous_statute")]))
+    with pytest.raises(PlanError, match="same question"):
+        validate_plan(
+            Plan(hops=[Hop(id=1, question="Who built it?"), Hop(id=2, question="who built it")])
+        )
+
+
+def test_a_hop_about_an_entity_the_index_does_not_know_searches_by_its_question(sample_index):
+    plan = {"hops": [{"id": 1, "question": "Who designed the Orrin Dam?", "entity": "Kochs"}]}
+    state, _ = run(sample_index, scripted(plan=plan))
+    assert state["plan_source"] == "model"
+    assert state["results"][1].status == "resolved"
+    assert any(e.hop == 1 and e.route != "entity" for e in state["evidence"])
 
 
 def test_out_of_buffer_citations_are_removed_and_counted(sample_index):
