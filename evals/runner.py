@@ -344,6 +344,24 @@ def load_rows(out: Path, name: str, ids: set[str]) -> list[dict[str, Any]]:
     return list(last.values())
 
 
+def paired(rows_of: dict[str, list[dict[str, Any]]], build: dict[str, Any]) -> dict[str, Any]:
+    """Every system's figures on the questions all of them answered without error.
+
+    Empty when they all cover the same questions; a run stopped midway is compared fairly here.
+    """
+    answered = [{r["id"] for r in rows if not r.get("error")} for rows in rows_of.values()]
+    if len(answered) < 2 or all(a == answered[0] for a in answered):
+        return {}
+    common = set.intersection(*answered)
+    return {
+        "questions": len(common),
+        "systems": {
+            name: aggregate([r for r in rows if r["id"] in common], SYSTEMS[name].uses_units, build)
+            for name, rows in rows_of.items()
+        },
+    }
+
+
 def _rate(rows: list[dict[str, Any]], key: str) -> float | None:
     values = [float(r[key]) for r in rows if r.get(key) is not None]
     value = metrics.mean(values)
@@ -432,11 +450,26 @@ def summary_markdown(report: dict[str, Any], data: Dataset) -> str:
         "(p50/p95), stages in ms (p50/p95). Definitions: evals/README.md.",
         "",
     ]
+    lines += _table(report["systems"], cols)
+    if report.get("paired"):
+        lines += [
+            "",
+            f"Paired: the {report['paired']['questions']} questions every system above has "
+            "answered (the run is unfinished; compare systems here).",
+            "",
+            *_table(report["paired"]["systems"], cols),
+        ]
+    lines += ["", "Systems:", ""]
+    lines += [f"- `{name}`: {SYSTEMS[name].description}" for name in report["systems"]]
+    return "\n".join(lines) + "\n"
+
+
+def _table(systems: dict[str, Any], cols: list[tuple[str, str]]) -> list[str]:
     header = ["system", "n", *[c for c, _ in cols], "prompt tok", "compl. tok"]
     header += ["extract tok/1K", "latency p50/p95 s", "stages p50/p95 ms"]
-    lines.append("| " + " | ".join(header) + " |")
+    lines = ["| " + " | ".join(header) + " |"]
     lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + "|")
-    for name, fig in report["systems"].items():
+    for name, fig in systems.items():
         stages = " · ".join(
             f"{s} {1000 * v['p50']:.0f}/{1000 * v['p95']:.0f}" for s, v in fig["stages"].items()
         )
@@ -447,9 +480,7 @@ def summary_markdown(report: dict[str, Any], data: Dataset) -> str:
         cells += [_fmt(fig["extraction_tokens_per_1k_corpus_tokens"], 0)]
         cells += [f"{_fmt(fig['latency_p50'], 2)}/{_fmt(fig['latency_p95'], 2)}", stages or "—"]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "Systems:", ""]
-    lines += [f"- `{name}`: {SYSTEMS[name].description}" for name in report["systems"]]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def plot(report: dict[str, Any], data: Dataset, path: Path) -> None:
@@ -536,11 +567,12 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     for name in config.systems:
         run_system(name, env, data, corpus, out, config.progress)
     ids = {q.id for q in data.questions}
-    systems: dict[str, Any] = {}
-    for name in SYSTEMS:  # every system with results in this folder, canonical order
-        rows = load_rows(out, name, ids)
-        if rows:
-            systems[name] = aggregate(rows, SYSTEMS[name].uses_units, build)
+    rows_of = {  # every system with results in this folder, canonical order
+        name: rows for name in SYSTEMS if (rows := load_rows(out, name, ids))
+    }
+    systems = {
+        name: aggregate(rows, SYSTEMS[name].uses_units, build) for name, rows in rows_of.items()
+    }
     report = {
         "run": asdict(config),
         "dataset": {
@@ -555,6 +587,7 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
         "index": str(index_path),
         "build": build,
         "systems": systems,
+        "paired": paired(rows_of, build),
     }
     (out / "results.json").write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
     (out / "summary.md").write_text(summary_markdown(report, data), encoding="utf-8")

@@ -356,3 +356,27 @@ def test_loaders_on_the_shared_data():
     mapping = sentence_index(holis.documents, holis.doc_sentences, holis.passage_chars)
     mapped = set(mapping.values())
     assert all(s in mapped for q in holis.questions for s in q.gold_sentence_ids)
+
+
+def test_an_unfinished_run_is_compared_on_the_questions_every_system_answered():
+    from evals.runner import paired
+
+    def row(qid, f1, error=""):
+        return {
+            "id": qid,
+            "f1": f1,
+            "prompt_tokens": 1,
+            "completion_tokens": 1,
+            "latency": 1.0,
+            "error": error,
+        }
+
+    rows_of = {
+        "dense": [row("a", 1.0), row("b", 0.0), row("c", 0.0)],
+        "agent": [row("a", 0.5), row("b", 1.0), row("c", 0.0, error="boom")],
+    }
+    figures = paired(rows_of, {})
+    assert figures["questions"] == 2  # c failed for the agent: left out for both
+    assert figures["systems"]["dense"]["f1"] == 50.0
+    assert figures["systems"]["agent"]["f1"] == 75.0
+    assert paired({"dense": rows_of["dense"], "bm25": rows_of["dense"]}, {}) == {}
