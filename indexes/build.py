@@ -92,20 +92,23 @@ class _VectorCache:
         self._items: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, keys: Iterable[str]) -> dict[str, np.ndarray]:
-        """The cached vectors among `keys` (each refreshed as recently used)."""
+    def through(
+        self, keys: Sequence[str], load: Callable[[list[str]], dict[str, np.ndarray]]
+    ) -> dict[str, np.ndarray]:
+        """The vectors of `keys`: cached ones, the rest from `load` (which may not find some)."""
         with self._lock:
             found = {k: self._items[k] for k in keys if k in self._items}
             for key in found:
                 self._items.move_to_end(key)
+        missing = [k for k in dict.fromkeys(keys) if k not in found]
+        if missing:
+            fresh = load(missing)
+            found.update(fresh)
+            with self._lock:
+                self._items.update(fresh)
+                while len(self._items) > self.size:
+                    self._items.popitem(last=False)
         return found
-
-    def put(self, items: dict[str, np.ndarray]) -> None:
-        """Remember vectors, forgetting the least recently used beyond the size."""
-        with self._lock:
-            self._items.update(items)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
 
 
 class Index:
@@ -187,12 +190,9 @@ class Index:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed short texts (queries, names) through an LRU cache: a question's hops reuse them."""
-        found = self._query_vectors.get(texts)
-        missing = [t for t in dict.fromkeys(texts) if t not in found]
-        if missing:
-            fresh = dict(zip(missing, self.embed(missing), strict=True))
-            self._query_vectors.put(fresh)
-            found.update(fresh)
+        found = self._query_vectors.through(
+            texts, lambda missing: dict(zip(missing, self.embed(missing), strict=True))
+        )
         return np.stack([found[t] for t in texts])
 
     def passage_vectors(self, pids: Sequence[str]) -> tuple[list[str], np.ndarray]:
@@ -200,13 +200,10 @@ class Index:
 
         A bridge hop ranks the same passages its entity was chosen by, moments earlier.
         """
-        found = self._passage_vectors.get(pids)
-        missing = [p for p in dict.fromkeys(pids) if p not in found]
-        if missing:
-            ids, vectors = self.vectors.get_vectors("passages", missing)
-            fresh = dict(zip(ids, vectors, strict=True))
-            self._passage_vectors.put(fresh)
-            found.update(fresh)
+        found = self._passage_vectors.through(
+            pids,
+            lambda missing: dict(zip(*self.vectors.get_vectors("passages", missing), strict=True)),
+        )
         ids = [p for p in dict.fromkeys(pids) if p in found]
         if not ids:
             return [], np.zeros((0, 0), dtype=np.float32)

@@ -17,10 +17,10 @@ from agent.nodes.common import parse_reply, question_of, structured, usage_row
 from agent.resources import context_of
 from agent.state import MAX_HOPS, Hop, Plan, State
 from indexes.extraction import fence
+from indexes.units import normalize
 from prompts import PLAN_SYSTEM, PLAN_USER
 
 _PLACEHOLDER = re.compile(r"#(\d+)")
-_WORDS = re.compile(r"[^\W_]+")
 # A one-hop question is a sentence, not a label such as "most_famous_statute".
 MIN_HOP_WORDS = 3
 
@@ -54,7 +54,7 @@ def validate_plan(plan: Plan) -> list[Hop]:
     for hop in hops:
         if sum(any(c.isalpha() for c in w) for w in hop.question.split()) < MIN_HOP_WORDS:
             raise PlanError(f"hop {hop.id}'s question {hop.question!r} is not a question")
-    questions = [" ".join(_WORDS.findall(h.question.lower())) for h in hops]
+    questions = [normalize(h.question) for h in hops]
     if len(set(questions)) != len(questions):
         raise PlanError("two hops ask the same question")
     return hops
