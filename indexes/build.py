@@ -329,31 +329,37 @@ class Builder:
         """Remove a document: passages, units, emptied edges, orphan nodes. False if unknown."""
         if self.index.catalog.document(doc_id) is None:
             return False
-        self._remove_content(doc_id, passages=True)
+        self._remove_content([doc_id], passages=True)
         self.index.catalog.delete_document(doc_id)
         return True
 
     # internals ------------------------------------------------------------------------------
-    def _remove_content(self, doc_id: str, passages: bool) -> None:
-        """Drop a document's units (and passages) from Chroma and the graph, then its unit rows.
+    def _remove_content(self, doc_ids: Sequence[str], passages: bool) -> None:
+        """Drop documents' units (and passages) from Chroma and the graph, then their unit rows.
 
-        The catalog's unit rows are the record of what to remove, so they go last, after the
-        graph that held their provenance is saved: a kill in between repeats the removal.
+        One call per batch, not per document: the graph pass and its save scale with the whole
+        index, so re-extracting a large index document by document was quadratic. The catalog's
+        unit rows are the record of what to remove, so they go last, after the graph that held
+        their provenance is saved: a kill in between repeats the removal.
         """
+        if not doc_ids:
+            return
         idx = self.index
-        uids = idx.catalog.unit_ids(doc_id)
+        uids = [u for d in doc_ids for u in idx.catalog.unit_ids(d)]
         idx.vectors.delete("units", uids)
         if passages:
-            idx.vectors.delete("passages", idx.catalog.doc_passage_ids(doc_id))
+            idx.vectors.delete(
+                "passages", [p for d in doc_ids for p in idx.catalog.doc_passage_ids(d)]
+            )
         removed = idx.graph.remove_units(uids)
-        titles = {entity_key(r.title) for r in idx.catalog.documents()}
         idx.vectors.delete("entities", ["e" + content_hash(k) for k in removed])
-        orphaned = [k for k in removed if k not in titles]
+        orphaned = [k for k in removed if not idx.catalog.titled(k)]
         if orphaned:
             idx.catalog.forget_names(orphaned)
             self._scanned.difference_update(orphaned)
         idx.graph.save()
-        idx.catalog.delete_units(doc_id)
+        for doc_id in doc_ids:
+            idx.catalog.delete_units(doc_id)
 
     def _run_batch(
         self,
@@ -362,16 +368,24 @@ class Builder:
         tick: Callable[[BuildReport], None] | None,
     ) -> None:
         idx = self.index
-        fresh: list[Passage] = []
-        for doc, rec, passages in batch:
-            if rec is not None and rec.hash != doc.hash:
-                self._remove_content(doc.id, passages=True)
-                idx.catalog.delete_document(doc.id)
-                rec = None
-            elif rec is not None and self.key != NO_EXTRACTION and rec.extract_key != self.key:
-                self._remove_content(doc.id, passages=False)
-            if rec is None:
-                fresh.extend(passages)
+        changed = {doc.id for doc, rec, _ in batch if rec is not None and rec.hash != doc.hash}
+        self._remove_content(sorted(changed), passages=True)
+        for doc_id in changed:
+            idx.catalog.delete_document(doc_id)
+        self._remove_content(
+            [
+                doc.id
+                for doc, rec, _ in batch
+                if rec is not None
+                and rec.hash == doc.hash
+                and self.key != NO_EXTRACTION
+                and rec.extract_key != self.key
+            ],
+            passages=False,
+        )
+        fresh = [
+            p for doc, rec, passages in batch if rec is None or doc.id in changed for p in passages
+        ]
         if fresh:
             vectors = idx.embed([f"{p.title}: {p.text}" for p in fresh])
             idx.vectors.upsert(

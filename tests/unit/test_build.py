@@ -178,7 +178,9 @@ def test_opening_with_another_embedder_is_a_clear_error(open_index, embedder, tm
         Index(IndexConfig(path=tmp_path / "index"), Other())
 
 
-def test_switching_the_extraction_model_replaces_units_everywhere(open_index, fake_model):
+def test_switching_the_extraction_model_replaces_units_everywhere(
+    open_index, fake_model, monkeypatch
+):
     index = open_index()
     Builder(index, fake_model).run(DOCS)
     first = set(index.catalog.db.execute("SELECT uid FROM units").fetchall())
@@ -203,9 +205,19 @@ def test_switching_the_extraction_model_replaces_units_everywhere(open_index, fa
             }
         )
 
+    saves = []
+    save = index.graph.save
+
+    def counted_save():
+        saves.append(1)
+        save()
+
+    monkeypatch.setattr(index.graph, "save", counted_save)
     Builder(index, Other(responder=one_unit)).run(DOCS)
     rows = index.catalog.db.execute("SELECT uid FROM units").fetchall()
     assert len(rows) == 1 and set(rows).isdisjoint(first)
+    # One batch: old units leave in one graph pass, not one whole-graph save per document.
+    assert len(saves) == 2  # the removal pass and the batch's own save
     assert index.vectors.count("units") == 1 == index.stats()["units"]
     assert index.graph.g.number_of_edges() == 1
 
