@@ -36,6 +36,8 @@ from tools.retrieval import (
 # Dense passages kept for a question hop; bridge hops add passages about the entities these name.
 QUESTION_HOP_PASSAGES = 3
 # A unit this similar to the hop question is a real hit; fewer than two such hits = units are thin.
+# Weaker ones stay out of the buffer: ranked ahead of later hops, they would push out the bridge
+# passages the structural plan exists to add.
 UNIT_HIT = 0.5
 
 
@@ -187,6 +189,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
             index, query, hop.direction, ctx.chain_depth, ctx.tau, ctx.top_chains
         )
         passages = search_passages(index, query, _passage_slots(hop, units, task, ctx))
+        units = [u for u in units if u.score >= UNIT_HIT]
     evidence = (
         _passage_evidence(passages, hop.id, query, index)
         + _unit_evidence(units, hop.id)

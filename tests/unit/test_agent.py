@@ -190,6 +190,21 @@ def test_a_hop_about_an_entity_the_index_does_not_know_searches_by_its_question(
     assert any(e.hop == 1 and e.route != "entity" for e in state["evidence"])
 
 
+def test_weak_unit_hits_stay_out_of_the_buffer_and_leave_room_for_bridges(sample_index):
+    from agent.nodes.resolve_hop import UNIT_HIT
+    from agent.resources import get_index
+    from tools.retrieval import search_units
+
+    question = "Which reservoir feeds the mill that supplies flour to Caldmere?"
+    state, _ = run(sample_index, scripted(), question)
+    _, ctx = compiled(sample_index, scripted())
+    searched = search_units(get_index(ctx), question, None, ctx.k_per_hop)
+    assert any(u.score < UNIT_HIT for u in searched)  # the search does return weak hits
+    hop1_units = [e for e in state["evidence"] if e.hop == 1 and e.route == "units"]
+    assert len(hop1_units) == sum(u.score >= UNIT_HIT for u in searched)
+    assert any(e.hop > 1 for e in state["evidence"])  # the bridge hops still ran
+
+
 def test_out_of_buffer_citations_are_removed_and_counted(sample_index):
     state, _ = run(sample_index, scripted(answer="It is Caldmere [1], see also [42] and [99]."))
     assert state["removed_citations"] == ["[42]", "[99]"]
