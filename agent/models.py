@@ -184,6 +184,14 @@ class ModelBackendError(RuntimeError):
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_RETRIES = 2
 _BACKOFF_BASE, _BACKOFF_MAX = 0.5, 8.0
+# what a body that is not a chat completion raises inside the client (JSONDecodeError is a ValueError)
+_MALFORMED: tuple[type[Exception], ...] = (
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    AttributeError,
+)
 
 
 def _setting(name: str, default: float) -> float:
@@ -214,12 +222,19 @@ def _openai_compatible_class() -> type[Any]:
     class ChatOpenAICompatible(ChatOpenAI):
         """ChatOpenAI with llama.cpp's schema fallback, and failures named as `ModelBackendError`.
 
-        Status errors, timeouts and connection errors are retried by the OpenAI client with
-        exponential backoff (``max_retries``); a malformed or truncated body is retried here the
-        same way. What still fails raises `ModelBackendError` naming the server and the cause.
+        Every retryable failure (HTTP 408/409/429/5xx, a timeout, a lost connection, a body that
+        is not a chat completion) is retried here, `retries` times with exponential backoff. The
+        OpenAI client's own retries are off (``max_retries=0``): two retry layers would multiply,
+        and a timeout followed by truncated bodies would exceed the promised number of tries.
+        What still fails raises `ModelBackendError` naming the server and the cause.
         """
 
+        retries: int = Field(default=DEFAULT_RETRIES, ge=0)
         _legacy_schema: bool = PrivateAttr(default=False)
+
+        # the async paths run the sync ones in a thread, so they share the retry loop
+        _agenerate = BaseChatModel._agenerate
+        _astream = BaseChatModel._astream
 
         def _adapt(self, kwargs: dict[str, Any]) -> dict[str, Any]:
             if self._legacy_schema:
@@ -238,12 +253,23 @@ def _openai_compatible_class() -> type[Any]:
                 cause = f"malformed response ({type(exc).__name__}: {str(exc)[:200]})"
             return ModelBackendError(f"{where}: {cause}; gave up after {tries} tries")
 
+        def _give_up(self, exc: BaseException, attempt: int) -> ModelBackendError | None:
+            """The error to raise after failed try `attempt` (0-based), or None after a backoff."""
+            if isinstance(exc, openai.APIStatusError):
+                retryable = exc.status_code in (408, 409, 429) or exc.status_code >= 500
+            else:  # timeouts, lost connections, bodies that are not a chat completion
+                retryable = True
+            if not retryable or attempt == self.retries:
+                return self._failure(exc, attempt + 1)
+            time.sleep(backoff_delay(attempt))
+            return None
+
         def _generate_once(
             self, messages: Any, stop: Any, run_manager: Any, **kw: Any
         ) -> ChatResult:
             wants_schema = (kw.get("response_format") or {}).get("type") == "json_schema"
             try:
-                return super()._generate(
+                result = super()._generate(
                     messages, stop, run_manager, **self._adapt(kw) if wants_schema else kw
                 )
             except openai.APIError as exc:
@@ -252,32 +278,35 @@ def _openai_compatible_class() -> type[Any]:
                 if not wants_schema or self._legacy_schema or not refused:
                     raise
                 self._legacy_schema = True
-                return super()._generate(messages, stop, run_manager, **self._adapt(kw))
+                result = super()._generate(messages, stop, run_manager, **self._adapt(kw))
+            if not result.generations:
+                raise ValueError("the response has no choices")
+            return result
 
         def _generate(
             self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any
         ) -> ChatResult:
-            retries = int(self.max_retries or 0)
-            for attempt in range(retries + 1):
+            for attempt in range(self.retries + 1):
                 try:
-                    result = self._generate_once(messages, stop, run_manager, **kw)
-                    if not result.generations:
-                        raise ValueError("the response has no choices")
-                    return result
-                except openai.APIError as exc:  # the client already retried these, with backoff
-                    raise self._failure(exc, retries + 1) from exc
-                except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
-                    # a body that is not a chat completion: truncated JSON, an HTML page, garbage
-                    if attempt == retries:
-                        raise self._failure(exc, retries + 1) from exc
-                    time.sleep(backoff_delay(attempt))
+                    return self._generate_once(messages, stop, run_manager, **kw)
+                except _MALFORMED + (openai.APIError,) as exc:
+                    if (error := self._give_up(exc, attempt)) is not None:
+                        raise error from exc
             raise AssertionError("unreachable")
 
         def _stream(self, *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
-            try:
-                yield from super()._stream(*args, **kwargs)
-            except (openai.APIError, json.JSONDecodeError) as exc:
-                raise self._failure(exc, int(self.max_retries or 0) + 1) from exc
+            for attempt in range(self.retries + 1):
+                started = False
+                try:
+                    for chunk in super()._stream(*args, **kwargs):
+                        started = True
+                        yield chunk
+                    return
+                except _MALFORMED + (openai.APIError,) as exc:
+                    if started:  # the caller has seen tokens: a retry would repeat them
+                        raise self._failure(exc, attempt + 1) from exc
+                    if (error := self._give_up(exc, attempt)) is not None:
+                        raise error from exc
 
     return ChatOpenAICompatible
 
@@ -305,7 +334,8 @@ def _openai_compatible(
         base_url=base_url,
         api_key=SecretStr(key),
         temperature=0,
-        max_retries=max_retries,
+        max_retries=0,
+        retries=max_retries,
         timeout=timeout,
     )
 

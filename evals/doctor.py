@@ -74,7 +74,8 @@ class FaultyServer:
       ``hangup``     announces a long body, sends part of it and closes the connection
       ``garbage``    a 200 whose body is not a chat completion
       ``nonsense``   a well-formed completion whose content is not JSON at all
-    `fail_next` makes the next N requests fail with `mode` and the ones after answer ``ok``.
+    `fail_next` makes the next N requests fail with `mode` and the ones after answer ``ok``;
+    `queue` holds modes for the next requests, one each, before `mode` applies again.
     `requests` holds each request's arrival time (monotonic) and `faults` counts failed answers.
     """
 
@@ -83,6 +84,7 @@ class FaultyServer:
         self.mode = mode
         self.delay = delay
         self.fail_next: int | None = None
+        self.queue: list[str] = []
         self.requests: list[float] = []
         self.faults = 0
         self._lock = threading.Lock()
@@ -147,6 +149,10 @@ class FaultyServer:
     def _current_mode(self) -> str:
         with self._lock:
             self.requests.append(time.monotonic())
+            if self.queue:
+                mode = self.queue.pop(0)
+                self.faults += mode != "ok"
+                return mode
             if self.fail_next is not None:
                 if self.fail_next <= 0:
                     return "ok"

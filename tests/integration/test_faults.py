@@ -56,7 +56,8 @@ def test_each_fault_is_retried_with_backoff_then_named_clearly(server, mode):
     server.mode = mode
     started = time.monotonic()
     with pytest.raises(ModelBackendError) as caught:
-        model_for(server, retries=2).invoke("hello")
+        # only the slow mode needs the short timeout: elsewhere a loaded machine must not add one
+        model_for(server, retries=2, timeout=TIMEOUT if mode == "slow" else 10).invoke("hello")
     elapsed = time.monotonic() - started
     message = str(caught.value)
     assert server.url in message and "gave up after 3 tries" in message
@@ -74,6 +75,23 @@ def test_each_fault_is_retried_with_backoff_then_named_clearly(server, mode):
     if mode != "slow":
         assert 0.3 < gaps[0] < gaps[1] < 2.5
     assert elapsed < 3 * (TIMEOUT if mode == "slow" else 0) + 5
+
+
+def test_mixed_faults_share_one_bound_on_tries(server):
+    # a timeout, then bodies that are not completions: still 1 + 2 tries in all, not 3 per kind
+    server.queue, server.mode = ["slow"], "truncated"
+    with pytest.raises(ModelBackendError, match="malformed response.*gave up after 3 tries"):
+        model_for(server, retries=2).invoke("hello")
+    assert len(server.requests) == 3
+
+
+def test_a_stream_that_fails_before_its_first_token_is_retried(server):
+    server.queue = ["500", "hangup"]
+    chunks = list(model_for(server, retries=2).stream("Say something about the Orrin Dam."))
+    assert "".join(str(c.content) for c in chunks) and len(server.requests) == 3
+    server.queue = ["500"] * 3
+    with pytest.raises(ModelBackendError, match="HTTP 500.*gave up after 2 tries"):
+        list(model_for(server, retries=1).stream("Say something."))
 
 
 def test_retries_and_timeout_come_from_the_environment(server, monkeypatch):
