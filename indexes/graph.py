@@ -8,6 +8,7 @@ removes exactly the support it gave.
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import tempfile
@@ -42,12 +43,18 @@ class EntityGraph:
         self._vec_ids: list[str] = []
         self._row: dict[str, int] = {}
         self._vecs = np.zeros((0, 0), dtype=np.float32)
+        # (node, direction, n) -> heaviest steps; hub nodes carry thousands of edges, and every
+        # traversal that reaches one would otherwise rank them all again
+        self._steps: dict[tuple[str, str, int], list[tuple[str, str, str]]] = {}
+        # node -> its name-vector row (-1: none); normalizing every name per lookup cost more
+        # than the traversal it served
+        self._node_row: dict[str, int] = {}
 
     # clustering -----------------------------------------------------------------------------
     def load_vectors(self, keys: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
         """Give the graph the name vectors it clusters against (keyed by entity key)."""
         pairs = [(k, v) for k, v in zip(keys, vectors, strict=True) if k in self._by_key]
-        self._vec_ids, self._row = [], {}
+        self._vec_ids, self._row, self._node_row = [], {}, {}
         self._vecs = np.zeros((0, 0), dtype=np.float32)
         if pairs:
             self._append_vectors(
@@ -66,6 +73,7 @@ class EntityGraph:
         New names are compared, in one matrix product, to every known name and to each other, so
         clustering a batch costs one BLAS call rather than one scan per name.
         """
+        self._node_row.clear()
         mapping: dict[str, str] = {}
         fresh = [
             k for k in dict.fromkeys(entity_key(n) for n in names) if k and k not in self._by_key
@@ -126,13 +134,36 @@ class EntityGraph:
         found = []
         rows = []
         for node in nodes:
-            for name in self.g.nodes[node]["names"]:
-                row = self._row.get(entity_key(name))
-                if row is not None:
-                    found.append(node)
-                    rows.append(row)
-                    break
+            row = self._node_row.get(node)
+            if row is None:
+                held = (self._row.get(entity_key(n), -1) for n in self.g.nodes[node]["names"])
+                row = self._node_row[node] = next((r for r in held if r >= 0), -1)
+            if row >= 0:
+                found.append(node)
+                rows.append(row)
         return found, self._vecs[rows] if rows else np.zeros((0, 0), np.float32)
+
+    def heaviest_steps(self, node: str, direction: str, n: int) -> list[tuple[str, str, str]]:
+        """The `n` heaviest edges at `node` as (head, tail, way), way "forward" or "backward".
+
+        `direction` is "forward" (out-edges), "backward" (in-edges) or "bidirectional" (both);
+        ties keep out-edges first, in insertion order. Cached until the edges next change.
+        """
+        key = (node, direction, n)
+        steps = self._steps.get(key)
+        if steps is None:  # the raw adjacency dicts: the public views cost 3x on hub nodes
+            candidates: list[tuple[str, str, str, int]] = []
+            if direction != "backward":
+                candidates += [
+                    (node, t, "forward", w["weight"]) for t, w in self.g._succ[node].items()
+                ]
+            if direction != "forward":
+                candidates += [
+                    (h, node, "backward", w["weight"]) for h, w in self.g._pred[node].items()
+                ]
+            heaviest = heapq.nlargest(n, candidates, key=lambda c: c[3])
+            steps = self._steps[key] = [(h, t, way) for h, t, way, _ in heaviest]
+        return steps
 
     def node_of(self, name: str) -> str | None:
         """The node holding this exact (normalized) name, if any."""
@@ -144,6 +175,7 @@ class EntityGraph:
     ) -> None:
         """Attach units to their subject nodes and add SARG edges; idempotent per unit id."""
         units = list(units)
+        self._steps.clear()
         nodes = self.resolve([n for u in units for n in _endpoints(u)], vectors)
         for unit in units:
             head, *rest = _endpoints(unit)
@@ -171,6 +203,8 @@ class EntityGraph:
         gone = set(unit_ids)
         if not gone:
             return []
+        self._steps.clear()
+        self._node_row.clear()
         for h, t, attrs in list(self.g.edges(data=True)):
             kept = [u for u in attrs["provenance"] if u not in gone]
             if not kept:

@@ -332,25 +332,13 @@ def traverse_chains(
         return []
     # Each candidate: its edges, and its nodes (distinct, as a walk never revisits one).
     paths: list[tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = []
-    ranked: dict[str, list[tuple[str, str, str]]] = {}
-
-    def neighbours(node: str) -> list[tuple[str, str, str]]:
-        if node not in ranked:  # a node is reached by many paths: rank its edges once
-            steps = []
-            if direction != "backward":
-                steps += [(node, t, "forward", w) for t, w in g.succ[node].items()]
-            if direction != "forward":
-                steps += [(h, node, "backward", w) for h, w in g.pred[node].items()]
-            steps.sort(key=lambda s: -s[3]["weight"])
-            ranked[node] = [(h, t, way) for h, t, way, _ in steps[:_FAN_OUT]]
-        return ranked[node]
 
     def walk(node: str, edges: list[tuple[str, str]], nodes: list[str], limit: int) -> None:
         if edges:  # every prefix is a candidate: a short chain may be the one that answers
             paths.append((tuple(edges), tuple(nodes)))
         if len(edges) >= depth or len(paths) >= limit:
             return
-        for head, tail, way in neighbours(node):
+        for head, tail, way in index.graph.heaviest_steps(node, direction, _FAN_OUT):
             nxt = tail if way == "forward" else head
             if nxt not in nodes:
                 edges.append((head, tail))

@@ -92,3 +92,27 @@ def test_edges_count_distinct_units_and_persist_atomically(tmp_path, embedder):
     assert not removed and loaded.g.number_of_edges() == 1
     removed = loaded.remove_units([units[1].id])
     assert set(removed) == {"orrin dam", "hessa varn"} and loaded.g.number_of_nodes() == 0
+
+
+def test_heaviest_steps_follow_edge_changes(tmp_path, embedder):
+    graph = EntityGraph(tmp_path / "graph.json")
+    add(graph, embedder, [relation("Orrin Dam", "Hessa Varn"), relation("Varn Mill", "Orrin Dam")])
+    add(graph, embedder, [relation("Orrin Dam", "Caldmere", pid) for pid in ("p1", "p2")])
+    dam, varn, town, mill = (
+        graph.node_of(n) for n in ("Orrin Dam", "Hessa Varn", "Caldmere", "Varn Mill")
+    )
+    # heaviest first; ties keep out-edges before in-edges
+    assert graph.heaviest_steps(dam, "bidirectional", 3) == [
+        (dam, town, "forward"),
+        (dam, varn, "forward"),
+        (mill, dam, "backward"),
+    ]
+    assert graph.heaviest_steps(dam, "forward", 1) == [(dam, town, "forward")]
+    assert graph.heaviest_steps(dam, "backward", 8) == [(mill, dam, "backward")]
+    # the cached ranking is dropped when the edges change
+    add(graph, embedder, [relation("Orrin Dam", "Hessa Varn", pid) for pid in ("p3", "p4")])
+    assert graph.heaviest_steps(dam, "forward", 1) == [(dam, varn, "forward")]
+    graph.remove_units([relation("Orrin Dam", "Hessa Varn", pid).id for pid in ("p3", "p4")])
+    assert graph.heaviest_steps(dam, "forward", 1) == [(dam, town, "forward")]
+    names, vectors = graph.node_vectors([dam, town])
+    assert names == [dam, town] and vectors.shape[0] == 2
