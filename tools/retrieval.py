@@ -351,27 +351,26 @@ def traverse_chains(
         walk(start, [], [start], len(paths) + _MAX_CHAINS_PER_START)
     if not paths:
         return []
-    # Score every candidate at once: the mean cosine of its nodes' names to the query.
+    # Score every candidate: the mean cosine of its nodes' names to the query (one product for
+    # all the nodes; per-path sums in plain Python beat filling a padded array row by row).
     touched = list({n for _, nodes in paths for n in nodes})
     names, vectors = index.graph.node_vectors(touched)
-    position = {n: i for i, n in enumerate(names)}
-    sims = np.append(vectors @ _query_vector(index, query), 0.0) if names else np.zeros(1)
-    columns = depth + 1
-    slots = np.full((len(paths), columns), len(names))  # the padding slot scores 0
-    for row, (_, nodes) in enumerate(paths):
-        slots[row, : len(nodes)] = [position.get(n, len(names)) for n in nodes]
-    lengths = np.array([len(nodes) for _, nodes in paths])
-    scores = sims[slots].sum(axis=1) / lengths
+    sim = (
+        dict(zip(names, (vectors @ _query_vector(index, query)).tolist(), strict=True))
+        if names
+        else {}
+    )
+    scores = [sum([sim.get(n, 0.0) for n in nodes]) / len(nodes) for _, nodes in paths]
     chains: list[Chain] = []
     seen: set[frozenset[tuple[str, str]]] = set()
-    for row in np.argsort(-scores, kind="stable"):
+    for row in sorted(range(len(paths)), key=lambda r: -scores[r]):  # stable: walk order on ties
         if scores[row] <= 0:
             break
         edges = frozenset(paths[row][0])
         if edges in seen:  # a bidirectional walk meets the same edges from both ends
             continue
         seen.add(edges)
-        chains.append(_chain(index, list(paths[row][0]), round(float(scores[row]), 4)))
+        chains.append(_chain(index, list(paths[row][0]), round(scores[row], 4)))
         if len(chains) == top:
             break
     return chains
