@@ -62,9 +62,6 @@ class VectorIndex(Protocol):
     def get_vectors(self, collection: str, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The ids found among those given, and their vectors (one row each)."""
 
-    def records(self, collection: str, ids: Sequence[str]) -> tuple[list[Hit], np.ndarray]:
-        """Records by id with their vectors (one row each), in no particular order."""
-
     def count(self, collection: str) -> int:
         """Number of records in a collection."""
 
@@ -166,20 +163,6 @@ class ChromaIndex:
         if not found:
             return [], np.zeros((0, 0), dtype=np.float32)
         return found, np.asarray(res["embeddings"], dtype=np.float32)
-
-    def records(self, collection: str, ids: Sequence[str]) -> tuple[list[Hit], np.ndarray]:
-        """Records by id with their vectors (one row each), in no particular order."""
-        if not ids:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        res = self._collections[collection].get(
-            ids=list(ids), include=["documents", "metadatas", "embeddings"]
-        )
-        hits = [
-            Hit(i, 1.0, t or "", dict(m or {}))
-            for i, t, m in zip(res["ids"], res["documents"], res["metadatas"], strict=True)
-        ]
-        vectors = res["embeddings"]
-        return hits, np.asarray(vectors if len(hits) else [], dtype=np.float32)
 
     def count(self, collection: str) -> int:
         """Number of records in a collection."""

@@ -104,12 +104,14 @@ def units_about(index: Index, entity: str, k: int = 5, query: str | None = None)
         if found:
             return [_unit_hit(h) for h in found]
         ids = ids[:_ABOUT_SCAN]  # none that near: rank the first ones found
-    hits, vectors = index.vectors.records("units", ids)
-    if not hits:
+    # rank by vector alone, then read only the winners' records (a unit's JSON is most of a row)
+    stored, vectors = index.vectors.get_vectors("units", ids)
+    if not stored:
         return []
     scores = vectors @ vector
-    order = np.argsort(-scores, kind="stable")[:k]
-    return [_unit_hit(dataclasses.replace(hits[i], score=float(scores[i]))) for i in order]
+    best = {stored[i]: float(scores[i]) for i in np.argsort(-scores, kind="stable")[:k]}
+    hits = {h.id: h for h in index.vectors.get("units", list(best))}
+    return [_unit_hit(dataclasses.replace(hits[u], score=s)) for u, s in best.items() if u in hits]
 
 
 def _unit_hit(hit: Hit) -> UnitHit:
