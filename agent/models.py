@@ -40,6 +40,8 @@ from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
 
+from agent.onnx_embed import load_onnx_encoder
+
 DEFAULT_CHAT_SPEC = "embedded"
 DEFAULT_EMBEDDER_SPEC = "minilm"
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -398,9 +400,11 @@ class ScriptedChatModel(BaseChatModel):
     Every call is recorded in ``calls`` (messages and bound kwargs), so tests can assert on prompts.
     """
 
-    responses: list[str] = Field(default_factory=list)
+    # Plain defaults (pydantic copies them per instance), not default_factory: LangChain reprs
+    # the model on every call, and a factory makes pydantic inspect its signature (~1.5 ms).
+    responses: list[str] = []
     responder: Responder | None = None
-    calls: list[tuple[list[BaseMessage], dict[str, Any]]] = Field(default_factory=list)
+    calls: list[tuple[list[BaseMessage], dict[str, Any]]] = []
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     @property
@@ -514,7 +518,10 @@ def heuristic_reply(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
 
 
 class SentenceTransformerEmbeddings(Embeddings):
-    """Normalized sentence-transformers embeddings (cosine = dot product)."""
+    """Normalized sentence-transformers embeddings (cosine = dot product).
+
+    Run by onnxruntime when the model exports cleanly (see `agent.onnx_embed`), else by torch.
+    """
 
     def __init__(self, name_or_path: str, name: str | None = None, batch_size: int = 64) -> None:
         """Load the model from a local path or an installed name; never from a hub by default.
@@ -526,9 +533,12 @@ class SentenceTransformerEmbeddings(Embeddings):
         self.name = name or name_or_path
         self.batch_size = batch_size
         self._model = SentenceTransformer(name_or_path, device="cpu")
+        self._onnx = load_onnx_encoder(self._model, name_or_path)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed a batch of texts."""
+        if self._onnx is not None:
+            return self._onnx.encode(texts, self.batch_size).tolist()
         vectors = self._model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
         )
