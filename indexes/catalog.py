@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,6 +230,18 @@ class Catalog:
             "SELECT uid FROM units WHERE subject=? LIMIT ?", (subject_key, limit)
         )
         return [r[0] for r in rows]
+
+    def with_subject(self, subject_key: str, uids: Sequence[str]) -> set[str]:
+        """Those of `uids` whose subject is this entity key."""
+        found: set[str] = set()
+        for start in range(0, len(uids), 500):
+            chunk = list(uids[start : start + 500])
+            rows = self.db.execute(
+                f"SELECT uid FROM units WHERE subject=? AND uid IN ({','.join('?' * len(chunk))})",
+                [subject_key, *chunk],
+            )
+            found.update(r[0] for r in rows)
+        return found
 
     def units_without_subject(self) -> list[str]:
         """Ids of units recorded before the catalog kept subjects."""

@@ -30,8 +30,10 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
 
 def normalize(text: str) -> str:
     """Lower-case, strip accents and punctuation, collapse spaces: the form names are matched in."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    if not text.isascii():  # ASCII has no accents to strip; the per-character pass is the cost
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(c for c in text if not unicodedata.combining(c))
+    text = text.lower()
     text = re.sub(r"['’]s\b", "", text)
     text = re.sub(r"[^\w\s]", " ", text)
     return " ".join(text.split())

@@ -99,19 +99,25 @@ def units_about(index: Index, entity: str, k: int = 5, query: str | None = None)
     vector = _query_vector(index, query or entity)
     ids = index.catalog.units_with_subject(key, _ABOUT_SCAN + 1)
     if len(ids) > _ABOUT_SCAN:  # a common subject: its units among the query's neighbours
-        near = index.vectors.search("units", vector, _ABOUT_SCAN)
-        found = [h for h in near if h.metadata.get("subject") == key][:k]
+        near = index.vectors.nearest("units", vector, _ABOUT_SCAN)
+        own = index.catalog.with_subject(key, [u for u, _ in near])
+        found = [(u, s) for u, s in near if u in own][:k]
         if found:
-            return [_unit_hit(h) for h in found]
+            return _read_units(index, found)
         ids = ids[:_ABOUT_SCAN]  # none that near: rank the first ones found
-    # rank by vector alone, then read only the winners' records (a unit's JSON is most of a row)
     stored, vectors = index.vectors.get_vectors("units", ids)
     if not stored:
         return []
     scores = vectors @ vector
-    best = {stored[i]: float(scores[i]) for i in np.argsort(-scores, kind="stable")[:k]}
-    hits = {h.id: h for h in index.vectors.get("units", list(best))}
-    return [_unit_hit(dataclasses.replace(hits[u], score=s)) for u, s in best.items() if u in hits]
+    return _read_units(
+        index, [(stored[i], float(scores[i])) for i in np.argsort(-scores, kind="stable")[:k]]
+    )
+
+
+def _read_units(index: Index, scored: Sequence[tuple[str, float]]) -> list[UnitHit]:
+    """Ranked unit ids read in full, only now: a unit's JSON is most of its record."""
+    hits = {h.id: h for h in index.vectors.get("units", [u for u, _ in scored])}
+    return [_unit_hit(dataclasses.replace(hits[u], score=s)) for u, s in scored if u in hits]
 
 
 def _unit_hit(hit: Hit) -> UnitHit:
@@ -171,10 +177,7 @@ def search_passages(
     dense: list[tuple[str, float]] = []
     lexical: list[tuple[str, float]] = []
     if mode in ("dense", "fused"):
-        dense = [
-            (h.id, h.score)
-            for h in index.vectors.search("passages", _query_vector(index, query), 2 * k)
-        ]
+        dense = index.vectors.nearest("passages", _query_vector(index, query), 2 * k)
         if mode == "dense":
             return _hits(index, dense[:k], "dense")
     lexical = lexical_index(index).search(query, 2 * k)
@@ -197,8 +200,8 @@ def passages_about(index: Index, entity: str, query: str, k: int = 2) -> list[Pa
     vector = _query_vector(index, query)
     if len(candidates) > _ABOUT_SCAN:  # a common name: its passages among the query's neighbours
         named = set(candidates)
-        near = index.vectors.search("passages", vector, _ABOUT_SCAN)
-        ranked = [(h.id, h.score) for h in near if h.id in named][:k]
+        near = index.vectors.nearest("passages", vector, _ABOUT_SCAN)
+        ranked = [(pid, s) for pid, s in near if pid in named][:k]
         if ranked:
             return _hits(index, ranked, "entity")
         candidates = candidates[:_ABOUT_SCAN]
