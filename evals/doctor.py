@@ -74,7 +74,6 @@ class FaultyServer:
       ``hangup``     announces a long body, sends part of it and closes the connection
       ``garbage``    a 200 whose body is not a chat completion
       ``nonsense``   a well-formed completion whose content is not JSON at all
-    `fail_next` makes the next N requests fail with `mode` and the ones after answer ``ok``;
     `queue` holds modes for the next requests, one each, before `mode` applies again.
     `requests` holds each request's arrival time (monotonic) and `faults` counts failed answers.
     """
@@ -83,7 +82,6 @@ class FaultyServer:
         """Bind a free loopback port (serving starts on `start` or `with`)."""
         self.mode = mode
         self.delay = delay
-        self.fail_next: int | None = None
         self.queue: list[str] = []
         self.requests: list[float] = []
         self.faults = 0
@@ -153,10 +151,6 @@ class FaultyServer:
                 mode = self.queue.pop(0)
                 self.faults += mode != "ok"
                 return mode
-            if self.fail_next is not None:
-                if self.fail_next <= 0:
-                    return "ok"
-                self.fail_next -= 1
             if self.mode != "ok":
                 self.faults += 1
             return self.mode
@@ -452,8 +446,8 @@ def check_faults(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
             Builder(index, model).run(docs[:1])  # one document indexed cleanly first
             before = snapshot(index)
             # then the server fails (flaky: once, which the client's retry absorbs)
-            server.mode, server.faults = ("500" if mode == "flaky" else mode), 0
-            server.fail_next = 1 if mode == "flaky" else None
+            server.faults = 0
+            server.mode, server.queue = ("ok", ["500"]) if mode == "flaky" else (mode, [])
             try:
                 report = Builder(index, model).run(docs)
             except Exception as exc:  # noqa: BLE001 - a fault must never escape the build
@@ -471,7 +465,7 @@ def check_faults(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
                     survived = kept and clear and bool(report.failed_passages)
                 if not survived:
                     figures["problems"].append(f"fault {mode}: {report.errors[:2]}"[:300])
-            server.mode, server.fail_next = "ok", None
+            server.mode, server.queue = "ok", []
             Builder(index, model).run(docs)  # the next run retries the failed passages
             diff = compare(expected, snapshot(index))
             index.close()

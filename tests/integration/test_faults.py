@@ -108,7 +108,7 @@ def test_retries_and_timeout_come_from_the_environment(server, monkeypatch):
 
 
 def test_a_transient_fault_is_absorbed_by_a_retry(server, open_index):
-    server.mode, server.fail_next = "500", 2
+    server.queue = ["500", "500"]
     index = open_index()
     report = Builder(index, model_for(server, retries=2)).run(DOCS)
     assert server.faults == 2 and not report.failed_passages and not report.errors
