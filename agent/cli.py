@@ -146,7 +146,7 @@ def _context(args: argparse.Namespace) -> Any:
 
     model = args.model or "embedded"
     return Context(
-        plan_model=args.plan_model or model,
+        plan_model=args.plan_model or "auto",
         hop_model=args.hop_model or model,
         compose_model=args.compose_model or model,
         embedder=args.embedder,
@@ -154,6 +154,7 @@ def _context(args: argparse.Namespace) -> Any:
         chroma_host=args.chroma_host or "",
         chroma_port=args.chroma_port,
         k_per_hop=args.k,
+        answer_mode=args.answer_mode,
     )
 
 
@@ -163,8 +164,10 @@ def stream_answer(
     ctx: Any,
     config: dict[str, Any] | None = None,
     show_progress: bool = True,
+    out: Any = None,
 ) -> dict[str, Any]:
-    """Stream a run: answer tokens to stdout, progress to stderr; return the final state."""
+    """Stream a run: the answer message to `out` (stdout), progress to stderr; the final state."""
+    out = out or sys.stdout
     final: dict[str, Any] = {}
     for mode, payload in graph.stream(
         inputs, config=config, context=ctx, stream_mode=["messages", "custom", "values"]
@@ -172,12 +175,12 @@ def stream_answer(
         if mode == "messages":
             chunk, meta = payload
             if meta.get("langgraph_node") == "compose" and chunk.content:
-                print(chunk.content, end="", flush=True)
+                print(chunk.content, end="", file=out, flush=True)
         elif mode == "custom" and show_progress:
             print(_progress_line(payload), file=sys.stderr, flush=True)
         elif mode == "values":
             final = payload
-    print()
+    print(file=out)
     return final
 
 
@@ -191,7 +194,12 @@ def _progress_line(event: dict[str, Any]) -> str:
             f"{event['passages']} passages, {event['chains']} chains"
         )
     if kind == "composing":
-        return f"· composing from {event['evidence']} pieces of evidence"
+        return f"· answering from {event['evidence']} pieces of evidence"
+    if kind == "answer":
+        notes = "; ".join(event.get("notes") or [])
+        return f"· answer ({event['mode']}, {len(event['candidates'])} candidates)" + (
+            f": {notes}" if notes else ""
+        )
     return f"· {event}"
 
 
@@ -209,7 +217,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    state = stream_answer(graph, {"question": args.question}, ctx, show_progress=not args.json)
+    # --json prints one JSON document on stdout: the streamed message goes to stderr then.
+    state = stream_answer(
+        graph,
+        {"question": args.question},
+        ctx,
+        show_progress=not args.json,
+        out=sys.stderr if args.json else None,
+    )
     if args.chains:
         write_chains(state.get("chains") or [], args.chains)
         print(f"chains written to {args.chains}", file=sys.stderr)
@@ -270,8 +285,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         state = stream_answer(graph, {"question": item["question"]}, ctx, show_progress=False)
         print(f"   expected: {' / '.join(item['answers'])}")
         print(
-            f"   cited: {', '.join(state.get('citations') or []) or '(none)'}; "
-            f"plan: {len(state.get('plan') or [])} hop(s); evidence: {len(state.get('evidence') or [])}"
+            f"   plan: {len(state.get('plan') or [])} hop(s) ({state.get('plan_source')}); "
+            f"evidence: {len(state.get('evidence') or [])}"
         )
     return 0
 
@@ -280,9 +295,18 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model", default=None, help="model spec for every step (default: embedded)"
     )
-    parser.add_argument("--plan-model", default=None, help="model spec for planning")
+    parser.add_argument(
+        "--plan-model", default=None, help="model spec for planning (default auto: see README)"
+    )
     parser.add_argument("--hop-model", default=None, help="model spec for hop bridge answers")
     parser.add_argument("--compose-model", default=None, help="model spec for the final answer")
+    parser.add_argument(
+        "--answer-mode",
+        choices=["auto", "choices", "free"],
+        default="auto",
+        help="choices: pick the answer from candidates in the passages; free: the model writes "
+        "it (auto: free for openai: models, else choices)",
+    )
     parser.add_argument("--k", type=int, default=5, help="units and passages per hop")
 
 

@@ -10,10 +10,11 @@ class Context:
     """Per-run configuration: models, index location and retrieval knobs."""
 
     plan_model: str = field(
-        default="embedded",
+        default="auto",
         metadata={
             "description": "Model spec for planning hops (embedded, gguf:PATH, "
-            "openai:MODEL[@BASE_URL], fake)."
+            "openai:MODEL[@BASE_URL], fake), or auto: plan with compose_model unless it is a "
+            "small local GGUF (the embedded model), which plans structurally."
         },
     )
     hop_model: str = field(
@@ -24,7 +25,15 @@ class Context:
     )
     compose_model: str = field(
         default="embedded",
-        metadata={"description": "Model spec that writes the final, cited answer (streamed)."},
+        metadata={"description": "Model spec that gives the short answer."},
+    )
+    answer_mode: str = field(
+        default="auto",
+        metadata={
+            "description": "choices: the model picks the short answer from candidates written in "
+            "the passages (a schema enum); free: it writes a short answer itself; auto: free for "
+            "openai: models, choices for embedded, gguf: and fake."
+        },
     )
     embedder: str = field(
         default="minilm",
@@ -58,5 +67,5 @@ class Context:
     )
     evidence_budget: int = field(
         default=1500,
-        metadata={"description": "Token budget for source passages in the compose prompt."},
+        metadata={"description": "Token budget for the source passages the answer is drawn from."},
     )

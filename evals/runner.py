@@ -254,6 +254,8 @@ def score(
         row["context_recall"] = metrics.context_recall(mapped, q.gold_sentence_ids)
     else:
         row["context_recall"] = None
+    row["answer_words"] = len(answer.split())
+    row["looped"] = any("repeated itself" in n for n in out.trace.get("notes") or [])
     if answer:
         vectors = embedder.embed_documents([q.question, answer])
         row["relevancy"] = metrics.cosine(vectors[0], vectors[1])
@@ -382,6 +384,10 @@ def aggregate(
         figures[f"recall@{k}"] = _rate(rows, f"recall@{k}")
         figures[f"all_gold@{k}"] = _rate(rows, f"all_gold@{k}")
     n = max(1, len(rows))
+    words = [float(r.get("answer_words", 0)) for r in rows]
+    figures["answer_words_p50"] = metrics.percentile(words, 50)
+    figures["not_found"] = round(100 * sum(1 for w in words if not w) / n, 2)
+    figures["loops"] = sum(1 for r in rows if r.get("looped"))
     figures["prompt_tokens_per_q"] = round(sum(r["prompt_tokens"] for r in rows) / n, 1)
     figures["completion_tokens_per_q"] = round(sum(r["completion_tokens"] for r in rows) / n, 1)
     figures["extraction_tokens_per_1k_corpus_tokens"] = (
@@ -465,7 +471,8 @@ def summary_markdown(report: dict[str, Any], data: Dataset) -> str:
 
 
 def _table(systems: dict[str, Any], cols: list[tuple[str, str]]) -> list[str]:
-    header = ["system", "n", *[c for c, _ in cols], "prompt tok", "compl. tok"]
+    header = ["system", "n", *[c for c, _ in cols], "not found", "ans. words p50", "loops"]
+    header += ["prompt tok", "compl. tok"]
     header += ["extract tok/1K", "latency p50/p95 s", "stages p50/p95 ms"]
     lines = ["| " + " | ".join(header) + " |"]
     lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + "|")
@@ -476,6 +483,8 @@ def _table(systems: dict[str, Any], cols: list[tuple[str, str]]) -> list[str]:
         errors = f" ({fig['errors']} err)" if fig["errors"] else ""
         cells = [name, f"{fig['questions']}{errors}"]
         cells += [_fmt(fig[key]) for _, key in cols]
+        cells += [_fmt(fig.get("not_found")), _fmt(fig.get("answer_words_p50"), 0)]
+        cells += [_fmt(fig.get("loops"))]
         cells += [_fmt(fig["prompt_tokens_per_q"], 0), _fmt(fig["completion_tokens_per_q"], 0)]
         cells += [_fmt(fig["extraction_tokens_per_1k_corpus_tokens"], 0)]
         cells += [f"{_fmt(fig['latency_p50'], 2)}/{_fmt(fig['latency_p95'], 2)}", stages or "—"]
@@ -554,7 +563,7 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     corpus = corpus_maps(data, passage_chars)
     forget_indexes()  # the agent must see the index as just built
     context = Context(
-        plan_model=config.model,
+        plan_model="auto",
         hop_model=config.model,
         compose_model=config.model,
         embedder=config.embedder,

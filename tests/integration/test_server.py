@@ -196,3 +196,49 @@ def test_twenty_threads_at_once_through_the_server_complete_without_crosstalk(se
     print(f"langgraph dev RSS after each round of 20 runs (MB): {[round(r) for r in rss]}")
     # Threads and their checkpoints stay in the dev server's memory by design; the rest is flat.
     assert rss[2] - rss[1] < 100, rss
+
+
+def chat_turn(client, thread_id: str, text: str, context: dict[str, str]) -> dict:
+    """One turn as agent-chat-ui sends it: a human message of text blocks, its stream modes."""
+    custom, messages = [], {}
+    for part in client.runs.stream(
+        thread_id,
+        "resin",
+        input={"messages": [{"type": "human", "content": [{"type": "text", "text": text}]}]},
+        context=context,
+        stream_mode=["values", "messages-tuple", "custom"],
+    ):
+        event = part.event.split("|")[0]
+        assert event != "error", part.data
+        if event == "custom":
+            custom.append(part.data)
+        elif event in ("messages", "messages-tuple"):
+            chunk, _ = part.data
+            messages[chunk["id"]] = messages.get(chunk["id"], "") + (chunk.get("content") or "")
+    return {"custom": custom, "streamed": messages}
+
+
+def test_a_chat_client_sending_content_blocks_gets_a_short_answer_with_sources(
+    server, sample_index
+):
+    client = client_for(server)
+    thread_id = client.threads.create()["thread_id"]
+    context = fake_context(sample_index)
+    second = "Which mountain pass does the Salt Ledger Road cross?"
+    for turn, question in enumerate((QUESTION, second), 1):
+        seen = chat_turn(client, thread_id, question, context)
+        plan = next(e for e in seen["custom"] if e.get("event") == "plan")
+        assert question in plan["hops"][0]["question"]  # the text, not a repr of the blocks
+        assert "'type'" not in plan["hops"][0]["question"]
+        values = client.threads.get_state(thread_id)["values"]
+        ai = [m for m in values["messages"] if m["type"] == "ai"]
+        assert len(ai) == turn  # one AI message per turn
+        message = ai[-1]["content"]
+        assert message in seen["streamed"].values()  # the chat saw the message as it was stored
+        assert message.splitlines()[0] == values["answer"]
+        held = {e["passage_id"] for e in values["evidence"]}
+        assert values["sources"] and {s["passage_id"] for s in values["sources"]} <= held
+        assert "Sources:" in message
+        for source in values["sources"]:
+            assert f"[{source['label']}] {source['title']}: " in message
+    assert values["question"] == second
