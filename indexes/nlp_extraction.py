@@ -34,7 +34,7 @@ INSTALL_HINT = (
 # A whitespace token longer than this is no word the parser can read ("100 KB of one word").
 _MAX_WORD_CHARS = 40
 _BATCH_SENTENCES = 256
-_MAX_SPAN_TOKENS = 12
+_MAX_SPAN_TOKENS = 10
 
 _NAMED = frozenset("PERSON NORP FAC ORG GPE LOC PRODUCT EVENT WORK_OF_ART LAW LANGUAGE".split())
 _VALUE = frozenset("DATE TIME PERCENT MONEY QUANTITY CARDINAL ORDINAL".split())
@@ -183,12 +183,10 @@ def _np(tok: Any) -> Any:
     for child in tok.rights:
         if child.dep_ in _NP_RIGHT:
             hi = max(hi, child.right_edge.i)
-        elif (
-            child.dep_ == "prep"
-            and child.lower_ == "of"
-            and any(c.dep_ == "pobj" for c in child.children)
-        ):
-            hi = max(hi, child.right_edge.i)
+        elif child.dep_ == "prep" and child.lower_ == "of":
+            pobj = next((c for c in child.children if c.dep_ == "pobj"), None)
+            if pobj is not None:  # "the mouth of the Tessel River", not what follows it
+                hi = max(hi, _np(pobj).end - 1)
     if tok.ent_iob_ != "O":
         for ent in tok.doc.ents:
             # a whole name, never two coordinated ones the tagger ran together
@@ -461,9 +459,14 @@ def _claim(
         )
         return
     subj_span = _np(subj_tok) if not common["resolved"] else None
-    named = bool(common["resolved"]) or (subj_span is not None and _named(subj_span, ctx.passage.title))
-    if lemma == "be" and obj.dep_ == "attr" and obj.pos_ == "NOUN":
-        dets = {c.lower_ for c in obj.lefts if c.dep_ in ("det", "poss")}
+    named = bool(common["resolved"]) or (
+        subj_span is not None and _named(subj_span, ctx.passage.title)
+    )
+    first = obj
+    while first.dep_ == "conj":  # "an engineer, poet and playwright": the first one's article
+        first = first.head
+    if lemma == "be" and first.dep_ == "attr" and obj.pos_ == "NOUN":
+        dets = {c.lower_ for c in first.lefts if c.dep_ in ("det", "poss")}
         if named and dets <= {"a", "an"}:
             ctx.add("entity-type", **common, predicate="is a", object=obj_span.text)
             return
