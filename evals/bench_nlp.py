@@ -1,6 +1,7 @@
 """The parser extractor on a benchmark corpus: throughput, coverage of gold sentences, a sample.
 
     python -m evals.bench_nlp --data ../shared/data/hotpotqa/hotpotqa_dev_300.jsonl --sample 50
+    python -m evals.bench_nlp --docs agent/sample/docs    # load + extract wall time only
 
 Extraction only (no embedding, no index): the corpus the eval harness builds from the file, cut
 into the same passages. Reports
@@ -24,8 +25,8 @@ from collections import Counter
 from typing import Any
 
 from evals.data import load_dataset, sentence_index
-from indexes.documents import make_passages
-from indexes.nlp_extraction import NlpExtractor
+from indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
+from indexes.nlp_extraction import NlpExtractor, load_pipeline
 from indexes.units import ReasoningUnit, normalize
 
 
@@ -43,6 +44,27 @@ def _row(unit: ReasoningUnit) -> str:
 def _holds_name(text: str, names: list[str]) -> bool:
     padded = f" {normalize(text)} "
     return any(f" {n} " in padded for n in names)
+
+
+def time_folder(path: str) -> dict[str, Any]:
+    """Wall time to load the pipeline and extract a folder of documents (the sample corpus)."""
+    started = time.perf_counter()
+    documents, _ = load_documents([path])
+    passages = [p for d in documents for p in make_passages(d, DEFAULT_PASSAGE_CHARS)]
+    load_pipeline.cache_clear()
+    extractor = NlpExtractor()
+    loaded = time.perf_counter()
+    units = [u for r in extractor.extract(passages) for u in r.units]
+    done = time.perf_counter()
+    return {
+        "docs": path,
+        "passages": len(passages),
+        "units": len(units),
+        "units_by_kind": dict(Counter(u.kind for u in units).most_common()),
+        "load_seconds": round(loaded - started, 2),
+        "extract_seconds": round(done - loaded, 2),
+        "total_seconds": round(done - started, 2),
+    }
 
 
 def run(data_path: str, sample: int, seed: int, limit: int | None) -> dict[str, Any]:
@@ -118,8 +140,12 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="a seeded sample of questions")
     parser.add_argument("--sample", type=int, default=50, help="random units to print")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--docs", help="time a folder of documents instead (no coverage)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args()
+    if args.docs:
+        print(json.dumps(time_folder(args.docs), indent=2))
+        return
     report = run(args.data, args.sample, args.seed, args.limit)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))

@@ -344,6 +344,8 @@ class Builder:
         ]
         total = sum(len(ps) for _, _, ps in work)
         tick = (lambda r: progress(r.passages, total, r)) if progress else None
+        if tick:
+            tick(report)  # start the clock before the first batch is parsed or embedded
         batch: list[tuple[Document, DocumentRecord | None, list[Passage]]] = []
         size = 0
         for item in work:

@@ -1,5 +1,7 @@
 """The parser extractor on sentences written for these tests: kinds, direction, qualifiers."""
 
+import json
+
 import pytest
 
 from indexes.build import Builder
@@ -206,3 +208,22 @@ def test_unreadable_document_loses_nothing_indexed(open_index, nlp_extractor):
     assert after["units"] == before["units"] and after["graph_edges"] == before["graph_edges"]
     assert after["documents"] == 4 and after["incomplete_documents"] == 0
     assert index.catalog.unit_ids("orrin") and entity_key("Orrin Dam") in index.graph.all_names()
+
+
+def test_cli_indexes_with_the_parser_by_default(tmp_path, capsys):
+    from agent.cli import main
+
+    assert main(["index", str(SAMPLE_DOCS), "--index", str(tmp_path / "ix")]) == 0
+    out = capsys.readouterr().out
+    assert "0 model calls" in out and "0 tokens" in out and "14 passages parsed" in out
+    assert main(["stats", "--index", str(tmp_path / "ix"), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert set(figures["units_by_kind"]) == {
+        "entity-type",
+        "entity-fact",
+        "type-property",
+        "relation",
+        "causal-edge",
+        "rule",
+    }
+    assert figures["graph_edges"] > 0 and figures["extraction_models"][0].startswith("nlp|")
