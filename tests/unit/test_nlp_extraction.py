@@ -4,11 +4,12 @@ import json
 
 import pytest
 
+from agent.models import ScriptedChatModel
 from indexes.build import Builder
 from indexes.documents import Document, Passage, Sentence, load_documents, make_passages
 from indexes.nlp_extraction import INSTALL_HINT, NlpUnavailableError, load_pipeline
-from indexes.units import claim_key, entity_key, normalize
-from tests.conftest import SAMPLE_DOCS
+from indexes.units import ReasoningUnit, claim_key, entity_key, normalize
+from tests.conftest import SAMPLE_DOCS, units_json
 from tools.retrieval import traverse_chains
 
 TEXT = (
@@ -182,16 +183,30 @@ def test_switching_extractors_reextracts_only_what_changed(open_index, nlp_extra
     assert both.documents_indexed == 2 and both.parse_cache_hits == 2 and both.parsed == 0
     assert both.model_calls == 2
     units = index.vectors.get("units", index.catalog.unit_ids("orrin"))
-    extractors = {h.metadata["extractor"] for h in units}
-    assert extractors == {"nlp", "model"} or extractors == {"nlp"}
-    from indexes.units import ReasoningUnit
-
+    assert {h.metadata["extractor"] for h in units} == {"nlp", "model"}
     merged = [ReasoningUnit.model_validate_json(h.metadata["unit"]) for h in units]
     assert len({claim_key(u) for u in merged}) == len(merged)
     assert index.stats()["units"] >= nlp_only
     back = Builder(index, None, nlp=nlp_extractor).run(DOCS)
     assert back.documents_indexed == 2 and back.model_calls == 0 and back.parse_cache_hits == 2
     assert index.stats()["units"] == nlp_only
+
+
+def test_a_claim_both_extractors_make_is_kept_once(open_index, nlp_extractor):
+    same = {
+        "kind": "relation",
+        "subject": "Orrin Dam",
+        "predicate": "designed by",
+        "object": "Hessa Varn",
+        "quote": "The Orrin Dam was designed by Hessa Varn.",
+    }
+    index = open_index()
+    model = ScriptedChatModel(responses=[units_json(same)])
+    report = Builder(index, model, nlp=nlp_extractor).run(DOCS[:1])
+    assert report.model_calls == 1 and report.units < report.proposed
+    hits = index.vectors.get("units", index.catalog.unit_ids("orrin"))
+    designed = [h for h in hits if "designed by" in h.text]
+    assert len(designed) == 1 and designed[0].metadata["extractor"] == "nlp"
 
 
 def test_unreadable_document_loses_nothing_indexed(open_index, nlp_extractor):
