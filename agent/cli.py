@@ -41,7 +41,7 @@ def open_index(args: argparse.Namespace, **overrides: Any) -> Any:
 
 
 def _progress_bar(desc: str) -> Any:
-    """A tqdm bar driven by the builder's (done, total, report) callback."""
+    """A tqdm bar (passages and passages/s) driven by the builder's (done, total, report) callback."""
     from tqdm import tqdm
 
     bar: dict[str, Any] = {}
@@ -67,7 +67,7 @@ def _progress_bar(desc: str) -> Any:
 def cmd_index(args: argparse.Namespace) -> int:
     """Add, replace or delete documents."""
     from agent.models import make_chat_model
-    from indexes.build import Builder
+    from indexes.build import Builder, extractors
     from indexes.documents import load_documents
 
     index = open_index(args, passage_chars=args.passage_chars, merge_threshold=args.merge_threshold)
@@ -89,8 +89,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         documents, errors = load_documents(args.paths)
         for error in errors:
             print(f"error: {error}", file=sys.stderr)
-        model = None if args.extract == "none" else make_chat_model(args.model)
-        report = Builder(index, model).run(documents, progress=_progress_bar("indexing"))
+        model, nlp = extractors(args.extract, lambda: make_chat_model(args.model))
+        report = Builder(index, model, nlp=nlp).run(documents, progress=_progress_bar("indexing"))
         for problem in report.errors[:20]:
             print(f"warning: {problem}", file=sys.stderr)
         share = report.grounded_share
@@ -98,9 +98,13 @@ def cmd_index(args: argparse.Namespace) -> int:
             f"{report.documents_indexed} documents indexed, {report.documents_skipped} unchanged, "
             f"{len(errors)} files with errors; {report.passages} passages, {report.units} units "
             f"({'-' if share is None else f'{100 * share:.0f}%'} of proposed grounded), "
+            f"{report.parsed} passages parsed ({report.parse_cache_hits} cached), "
             f"{report.model_calls} model calls ({report.cache_hits} cached), "
             f"{report.prompt_tokens + report.completion_tokens} tokens, {report.seconds:.1f}s"
         )
+        if report.skipped:
+            reasons = ", ".join(f"{n} {why}" for why, n in sorted(report.skipped.items()))
+            print(f"passages without units (the parser could not read them): {reasons}")
         if report.failed_passages:
             print(
                 f"{len(report.failed_passages)} passages failed extraction; run again to retry them",
@@ -267,7 +271,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Index the bundled sample corpus and answer its sample questions, offline."""
-    args.paths, args.delete, args.extract = [str(SAMPLE_DIR / "docs")], None, "model"
+    args.paths, args.delete = [str(SAMPLE_DIR / "docs")], None
     status = cmd_index(args)
     if status not in (0, 1):
         return status
@@ -310,6 +314,18 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k", type=int, default=5, help="units and passages per hop")
 
 
+def _add_extract_arg(parser: argparse.ArgumentParser) -> None:
+    from indexes.build import EXTRACT_CHOICES
+
+    parser.add_argument(
+        "--extract",
+        choices=EXTRACT_CHOICES,
+        default="nlp",
+        help="units from the spaCy parse (nlp, default: no model calls), from --model (model), "
+        "both merged (nlp+model), or none (structural index only)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = argparse.ArgumentParser(prog="resin", description=__doc__)
@@ -321,12 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--model", default=None, help="extraction model spec (default: embedded SmolLM2)"
     )
-    p.add_argument(
-        "--extract",
-        choices=["model", "none"],
-        default="model",
-        help="'none' builds the structural index only (no model calls)",
-    )
+    _add_extract_arg(p)
     p.add_argument(
         "--passage-chars",
         type=int,
@@ -373,6 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
     )
     p.add_argument("--merge-threshold", type=float, default=0.85, help="entity merge cosine")
+    _add_extract_arg(p)
     p.add_argument("--questions", type=int, default=3, help="how many sample questions to answer")
     p.set_defaults(func=cmd_demo)
 
@@ -389,11 +401,18 @@ def main(argv: list[str] | None = None) -> int:
     from agent.models import ModelBackendError
     from indexes.build import IndexMismatchError
     from indexes.documents import DocumentError
+    from indexes.nlp_extraction import NlpUnavailableError
 
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (IndexMismatchError, DocumentError, ModelBackendError, ValueError) as exc:
+    except (
+        IndexMismatchError,
+        DocumentError,
+        ModelBackendError,
+        NlpUnavailableError,
+        ValueError,
+    ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

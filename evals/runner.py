@@ -35,7 +35,15 @@ from evals import metrics
 from evals.data import Dataset, Question, load_dataset, sentence_index
 from evals.prompts import EVAL_PROMPT_VERSION
 from evals.systems import SYSTEMS, Env, Outcome
-from indexes.build import Builder, BuildReport, Index, IndexConfig, extraction_key
+from indexes.build import (
+    EXTRACT_CHOICES,
+    Builder,
+    BuildReport,
+    Index,
+    IndexConfig,
+    extraction_key,
+    extractors,
+)
 from indexes.documents import Passage, content_hash, make_passages
 
 RECALL_KS = (2, 5, 10)
@@ -55,7 +63,7 @@ class RunConfig:
     subset: bool = False
     k: int = 5
     seed: int = 0
-    extract: str = "model"
+    extract: str = "nlp"
     extract_model: str | None = None
     embedder: str = "minilm"
     passage_chars: int | None = None
@@ -144,14 +152,14 @@ def build_index(
 ) -> tuple[BuildReport, dict[str, Any]]:
     """Bring the index to exactly this corpus: stale documents removed, new ones built."""
     _check_index_meta(path, passage_chars)
-    extractor = (
-        None if config.extract == "none" else make_chat_model(config.extract_model or config.model)
+    extractor, nlp = extractors(
+        config.extract, lambda: make_chat_model(config.extract_model or config.model)
     )
     index = Index(
         IndexConfig(path=path, passage_chars=passage_chars), make_embedder(config.embedder)
     )
     try:
-        builder = Builder(index, extractor)
+        builder = Builder(index, extractor, nlp=nlp)
         wanted = {d.id for d in data.documents}
         stale = [r.doc_id for r in index.catalog.documents() if r.doc_id not in wanted]
         for doc_id in tqdm(stale, desc="drop stale docs", disable=not config.progress or not stale):
@@ -444,7 +452,9 @@ def summary_markdown(report: dict[str, Any], data: Dataset) -> str:
         f"- extraction: {run['extract']}"
         + (
             f" with `{run.get('extract_model') or run['model']}`"
-            if run["extract"] != "none"
+            if "model" in run["extract"]
+            else " (spaCy parse, no model calls)"
+            if run["extract"] == "nlp"
             else " (structural index: no units, no graph edges)"
         )
         + f"; {build.get('units', 0)} units, {build.get('graph_edges', 0)} graph edges, "
@@ -548,8 +558,8 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     unknown = [s for s in config.systems if s not in SYSTEMS]
     if unknown:
         raise ValueError(f"unknown system(s): {', '.join(unknown)}")
-    if config.extract not in ("model", "none"):
-        raise ValueError("--extract is 'model' or 'none'")
+    if config.extract not in EXTRACT_CHOICES:
+        raise ValueError(f"--extract is one of {', '.join(EXTRACT_CHOICES)}")
     out = Path(config.out)
     data = load_dataset(config.data, config.limit, config.seed, config.subset, config.corpus)
     passage_chars = config.passage_chars or data.passage_chars
