@@ -30,7 +30,15 @@ from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from agent.candidates import YES_NO, Candidate, candidates, is_yes_no, question_options, stems
+from agent.candidates import (
+    YES_NO,
+    Candidate,
+    candidates,
+    is_yes_no,
+    question_options,
+    question_parts,
+    stems,
+)
 from indexes.documents import Passage, Sentence
 from indexes.extraction import fence, json_schema_format, token_usage
 from indexes.units import normalize
@@ -189,12 +197,14 @@ def supporting(
     (a sentence naming its document, or a document it names): the earlier hop of the chain.
     """
     asked = stems(question)
+    main, described = question_parts(question)
     pool = _sentences(passages)
     if not pool:
         return []
 
-    def match(item: tuple[Passage, Sentence]) -> int:
-        return len(asked & stems(item[1].text))
+    def match(item: tuple[Passage, Sentence]) -> float:
+        words = stems(item[1].text)
+        return len(main & words) + 0.25 * len(described & words)
 
     yes_no = normalize(answer) in YES_NO and is_yes_no(question)
     if yes_no:
@@ -214,7 +224,7 @@ def supporting(
     def linked(item: tuple[Passage, Sentence]) -> float:
         text = normalize(item[1].text)
         link = bool(ftitle) and ftitle in text or normalize(item[0].title) in ftext
-        return match(item) + (1.5 if link else 0.0)
+        return len(asked & stems(item[1].text)) + (1.5 if link else 0.0)
 
     others = [item for item in pool if item[0].id != first[0].id and linked(item) >= 1.5]
     for item in sorted(others, key=linked, reverse=True):
