@@ -55,7 +55,7 @@ NOT_FOUND = "I could not find this in the documents."
 NOT_FOUND_CHOICE = "not found"
 MAX_SUPPORT = 3
 # Evidence sentences shown with the choices: the candidates' own and the question's best matches.
-CHOICE_SENTENCES = 6
+CHOICE_SENTENCES = 8
 # Enough for the longest candidate in JSON; a free answer gets room for one short sentence.
 CHOICE_MAX_TOKENS = 40
 FREE_MAX_TOKENS = 64

@@ -25,6 +25,7 @@ from indexes.units import normalize
 YES_NO = ("yes", "no")
 # Auxiliaries that open a yes/no question ("Were both …", "Is the …", "Did …").
 _WH_WORDS = frozenset("what which who whom whose when where how".split())
+_PREPOSITIONS = frozenset("by in at of for from on to with into under".split())
 _AUXILIARIES = frozenset(
     "is are was were am do does did can could has have had will would should may might must "
     "shall".split()
@@ -49,6 +50,13 @@ _EXPECTED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         (r"\bhow (?:long|old|tall|high|far|big|large|deep|wide)\b", _NUMBERS | _TIMES),
         (r"\b(?:when|what year|which year|what date|what decade|what century)\b", _TIMES),
         (r"\b(?:who|whom|whose)\b", _PEOPLE),
+        (
+            r"\b(?:which|what) (?:\w+ ){0,2}(?:actor|actress|star|player|singer|musician|"
+            r"director|author|writer|poet|novelist|producer|comedian|person|man|woman|"
+            r"politician|coach|president|king|queen|artist|composer|athlete|footballer|"
+            r"rapper|scientist|founder|wife|husband|son|daughter|father|mother)s?\b",
+            frozenset({"PERSON"}),
+        ),
         (r"\bwhat nationality\b", frozenset({"NORP", "GPE"})),
         (r"\b(?:kind|type|sort|species|genus|form|breed|class) of (?:what|which)\b", _KINDS),
         (
@@ -70,9 +78,10 @@ _EXPECTED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
 # Spans whose entity type the parser did not give: noun phrases, proper nouns, titles, unit names.
 _UNTYPED = frozenset({"NP", "PROPN", "TITLE", "NAME"})
 # Candidates shown to the model: enough to hold the answer, few enough for a short prompt.
-MAX_CANDIDATES = 6
+MAX_CANDIDATES = 10
 _MAX_WORDS = 8
 _MAX_VERB_WORDS = 6
+_YEAR = re.compile(r"\b(?:1\d{3}|20\d{2})\b")
 
 
 @dataclass
@@ -171,6 +180,9 @@ def wh_phrase(question: str) -> str:
             return " ".join(words[start : start + 5])
     if words and words[-1] in _WH_WORDS:
         return " ".join(words[-5:])
+    for i in range(1, len(words) - 1):  # "… was directed by which Australian producer?"
+        if words[i] in ("which", "what", "whom") and words[i - 1] in _PREPOSITIONS:
+            return " ".join(words[i : i + 5])
     return ""
 
 
@@ -246,6 +258,7 @@ def candidates(
     wanted, head = expected_labels(question), answer_head(question)
     names = [n for n in names if n]
     main, described = question_parts(question)
+    asks_year = "year" in wh_phrase(question).split()
     bridges = _bridges(described, asked_norm, passages)
     seen: dict[str, _Seen] = {}
     texts: dict[str, str] = {}
@@ -257,6 +270,10 @@ def candidates(
             overlap = len(main & words) + 0.25 * len(described & words)
             spans = list(_spans(sentence.text))
             spans += [s for s in extra if f" {normalize(s[0])} " in norm]
+            if asks_year:  # "April 20, 1945" answers "what year" as 1945
+                spans += [
+                    (y, "DATE") for sp, lab in spans if lab == "DATE" for y in _YEAR.findall(sp)
+                ]
             for span, label in spans:
                 if label == "VP" and wanted != _ACTIONS:
                     continue

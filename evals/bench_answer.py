@@ -26,6 +26,7 @@ from agent.models import make_chat_model, make_embedder
 from agent.resources import get_index
 from indexes.build import Builder
 from indexes.documents import load_documents
+from indexes.nlp_extraction import load_pipeline
 from indexes.units import normalize
 
 SAMPLE = Path(__file__).resolve().parents[1] / "agent" / "sample"
@@ -80,7 +81,8 @@ def main() -> None:
         for line in (SAMPLE / "questions.jsonl").read_text().splitlines()
         if line.strip()
     ][: args.questions]
-    make_chat_model(args.model).invoke("Hi")  # load the model: the process is warm, as a server's
+    make_chat_model(args.model).invoke("Hi")  # load the models: the process is warm, as a server's
+    load_pipeline()("Warm.")
     records = []
     for item in items:
         record = {"question": item["question"], "expected": item["answers"]}
