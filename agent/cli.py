@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +89,9 @@ def cmd_index(args: argparse.Namespace) -> int:
             return 2
         documents, errors = load_documents(args.paths)
         for error in errors:
-            print(f"error: {error}", file=sys.stderr)
+            kind = "skipped" if error.reason == "unsupported type" else "error"
+            print(f"{kind}: {error}", file=sys.stderr)
+        reasons = Counter(e.reason for e in errors)
         model = None if args.extract == "none" else make_chat_model(args.model)
         report = Builder(index, model).run(documents, progress=_progress_bar("indexing"))
         for problem in report.errors[:20]:
@@ -96,7 +99,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         share = report.grounded_share
         print(
             f"{report.documents_indexed} documents indexed, {report.documents_skipped} unchanged, "
-            f"{len(errors)} files with errors; {report.passages} passages, {report.units} units "
+            f"{len(errors)} files not indexed"
+            f"{' (' + ', '.join(f'{n} {r}' for r, n in reasons.most_common()) + ')' if errors else ''}"
+            f"; {report.passages} passages, {report.units} units "
             f"({'-' if share is None else f'{100 * share:.0f}%'} of proposed grounded), "
             f"{report.model_calls} model calls ({report.cache_hits} cached), "
             f"{report.prompt_tokens + report.completion_tokens} tokens, {report.seconds:.1f}s"
@@ -106,7 +111,9 @@ def cmd_index(args: argparse.Namespace) -> int:
                 f"{len(report.failed_passages)} passages failed extraction; run again to retry them",
                 file=sys.stderr,
             )
-        return 1 if errors or report.failed_passages else status
+        # A file of a type resin does not read is named and counted, but is no failure.
+        failed = len(errors) - reasons["unsupported type"]
+        return 1 if failed or report.failed_passages else status
     finally:
         index.close()
 
@@ -291,7 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="resin", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("index", help="index files and folders of .txt, .md and .jsonl")
+    p = sub.add_parser(
+        "index", help="index files and folders of .txt, .md, .jsonl, .pdf, .html and .docx"
+    )
     p.add_argument("paths", nargs="*", help="files or folders")
     _add_index_args(p)
     p.add_argument(

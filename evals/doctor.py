@@ -538,11 +538,13 @@ def write_bad_inputs(folder: Path) -> tuple[list[Path], int]:
         for _ in range(50):
             fh.write(chunk)
     bad.append(huge)
-    # named on the command line (a folder walk skips what is not a regular .txt/.md/.jsonl file)
+    # named on the command line too (a folder walk passes over what is not a regular file, and
+    # a file named twice gives one error)
     named = folder / "named"
     named.mkdir()
-    (named / "unsupported.pdf").write_bytes(b"%PDF-1.4")
-    bad.append(named / "unsupported.pdf")
+    (named / "unsupported.pptx").write_bytes(b"PK\x03\x04")
+    bad.append(named / "unsupported.pptx")
+    add("truncated.pdf", b"%PDF-1.4\n1 0 obj <<")
     if hasattr(os, "mkfifo"):
         os.mkfifo(named / "pipe.txt")
         bad.append(named / "pipe.txt")
