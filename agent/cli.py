@@ -43,6 +43,8 @@ def open_index(args: argparse.Namespace, **overrides: Any) -> Any:
 
 def _progress_bar(desc: str) -> Any:
     """A tqdm bar driven by the builder's (done, total, report) callback."""
+    import time
+
     from tqdm import tqdm
 
     bar: dict[str, Any] = {}
@@ -50,13 +52,17 @@ def _progress_bar(desc: str) -> Any:
     def update(done: int, total: int, report: Any) -> None:
         if "bar" not in bar:
             bar["bar"] = tqdm(total=total, desc=desc, unit="passage", file=sys.stderr)
+            bar["started"] = time.monotonic()
         b = bar["bar"]
         b.update(done - b.n)
         share = report.grounded_share
+        tokens = report.prompt_tokens + report.completion_tokens
         b.set_postfix(
             units=report.units,
             grounded=f"{100 * share:.0f}%" if share is not None else "-",
-            tokens=report.prompt_tokens + report.completion_tokens,
+            tokens=tokens,
+            tok_s=round(tokens / max(time.monotonic() - bar["started"], 1e-3)),
+            in_flight=report.in_flight,
             refresh=False,
         )
         if done >= total:
@@ -67,7 +73,7 @@ def _progress_bar(desc: str) -> Any:
 
 def cmd_index(args: argparse.Namespace) -> int:
     """Add, replace or delete documents."""
-    from agent.models import make_chat_model
+    from agent.models import default_concurrency, make_chat_model
     from indexes.build import Builder
     from indexes.documents import load_documents
 
@@ -93,7 +99,10 @@ def cmd_index(args: argparse.Namespace) -> int:
             print(f"{kind}: {error}", file=sys.stderr)
         reasons = Counter(e.reason for e in errors)
         model = None if args.extract == "none" else make_chat_model(args.model)
-        report = Builder(index, model).run(documents, progress=_progress_bar("indexing"))
+        concurrency = getattr(args, "concurrency", None) or default_concurrency(args.model)
+        report = Builder(index, model, concurrency=concurrency).run(
+            documents, progress=_progress_bar("indexing")
+        )
         for problem in report.errors[:20]:
             print(f"warning: {problem}", file=sys.stderr)
         share = report.grounded_share
@@ -283,6 +292,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_concurrency_arg(parser: argparse.ArgumentParser) -> None:
+    """`--concurrency N`: model requests kept in flight."""
+    parser.add_argument(
+        "--concurrency",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="model requests in flight at once (default 8 for openai: specs, 1 in-process)",
+    )
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def _add_model_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model", default=None, help="model spec for every step (default: embedded)"
@@ -319,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
     )
     p.add_argument("--delete", action="append", metavar="DOC_ID", help="remove a document")
+    add_concurrency_arg(p)
     p.add_argument(
         "--merge-threshold",
         type=float,

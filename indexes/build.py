@@ -12,7 +12,8 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,6 +31,7 @@ from indexes.documents import (
 )
 from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
 from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
+from indexes.inflight import ordered_map
 from indexes.stores import VectorIndex, open_vector_index
 from indexes.units import ReasoningUnit, entity_key, normalize
 from prompts import EXTRACTION_PROMPT_VERSION
@@ -245,6 +247,8 @@ class BuildReport:
     failed_passages: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    in_flight: int = 0  # model requests under way now
+    peak_in_flight: int = 0
 
     @property
     def grounded_share(self) -> float | None:
@@ -254,6 +258,8 @@ class BuildReport:
 
 # Called after each passage with (passages done, passages to do, running report).
 Progress = Callable[[int, int, BuildReport], None]
+# A passage's cached extraction row (units json, proposed, ungrounded, invalid), or a fresh result.
+Fetched = tuple[str, int, int, int] | ExtractionResult
 
 
 def extraction_key(model: BaseChatModel | None) -> str:
@@ -272,13 +278,25 @@ def extraction_key(model: BaseChatModel | None) -> str:
 class Builder:
     """Adds, replaces and deletes documents in an `Index`."""
 
-    def __init__(self, index: Index, model: BaseChatModel | None, batch_passages: int = 64) -> None:
-        """Build with `model` (None: structural index only, no units)."""
+    def __init__(
+        self,
+        index: Index,
+        model: BaseChatModel | None,
+        batch_passages: int = 64,
+        concurrency: int = 1,
+    ) -> None:
+        """Build with `model` (None: structural index only, no units).
+
+        `concurrency` model requests are kept in flight (for a server model); their results are
+        still recorded in passage order.
+        """
         self.index = index
         self.model = model
         self.key = extraction_key(model)
         self.batch_passages = batch_passages
+        self.concurrency = concurrency
         self._scanned = index.catalog.scanned_names()
+        self._gauge = threading.Lock()
 
     # public ---------------------------------------------------------------------------------
     def plan(
@@ -311,16 +329,19 @@ class Builder:
         ]
         total = sum(len(ps) for _, _, ps in work)
         tick = (lambda r: progress(r.passages, total, r)) if progress else None
+        passages = (p for _, _, ps in work for p in ps) if self.model is not None else ()
+        fetched = ordered_map(lambda p: self._fetch(p, report), passages, self.concurrency)
         batch: list[tuple[Document, DocumentRecord | None, list[Passage]]] = []
         size = 0
-        for item in work:
-            batch.append(item)
-            size += len(item[2])
-            if size >= self.batch_passages:
-                self._run_batch(batch, report, tick)
-                batch, size = [], 0
-        if batch:
-            self._run_batch(batch, report, tick)
+        with closing(fetched):
+            for item in work:
+                batch.append(item)
+                size += len(item[2])
+                if size >= self.batch_passages:
+                    self._run_batch(batch, report, tick, fetched)
+                    batch, size = [], 0
+            if batch:
+                self._run_batch(batch, report, tick, fetched)
         self._scan_new_names()
         report.seconds = time.perf_counter() - started
         return report
@@ -366,6 +387,7 @@ class Builder:
         batch: list[tuple[Document, DocumentRecord | None, list[Passage]]],
         report: BuildReport,
         tick: Callable[[BuildReport], None] | None,
+        fetched: Generator[Fetched],
     ) -> None:
         idx = self.index
         changed = {doc.id for doc, rec, _ in batch if rec is not None and rec.hash != doc.hash}
@@ -403,7 +425,7 @@ class Builder:
             units_by_doc[doc.id] = []
             for passage in passages:
                 if self.model is not None:
-                    units, ok = self._extract(passage, report)
+                    units, ok = self._extract(passage, report, next(fetched))
                     units_by_doc[doc.id].extend(units)
                     if not ok:
                         complete[doc.id] = False
@@ -432,15 +454,33 @@ class Builder:
             )
         report.documents_indexed += len(batch)
 
-    def _extract(self, passage: Passage, report: BuildReport) -> tuple[list[ReasoningUnit], bool]:
-        """Units of one passage from the cache, or from one model call (cached when it parses)."""
+    def _cache_key(self, passage: Passage) -> str:
+        return content_hash(self.key, passage.hash, length=24)
+
+    def _fetch(self, passage: Passage, report: BuildReport) -> Fetched:
+        """A passage's cached extraction, else one model call's result (on a worker thread)."""
         assert self.model is not None
-        catalog = self.index.catalog
-        key = content_hash(self.key, passage.hash, length=24)
-        cached = catalog.cached_extraction(key)
+        cached = self.index.catalog.cached_extraction(self._cache_key(passage))
         if cached is not None:
+            return cached
+        with self._gauge:
+            report.in_flight += 1
+            report.peak_in_flight = max(report.peak_in_flight, report.in_flight)
+        try:
+            return extract_passage(self.model, passage)
+        finally:
+            with self._gauge:
+                report.in_flight -= 1
+
+    def _extract(
+        self, passage: Passage, report: BuildReport, fetched: Fetched
+    ) -> tuple[list[ReasoningUnit], bool]:
+        """Units of one passage from what `_fetch` got; a fresh result is cached when it parses."""
+        catalog = self.index.catalog
+        key = self._cache_key(passage)
+        if not isinstance(fetched, ExtractionResult):
             report.cache_hits += 1
-            units_json, proposed, ungrounded, invalid = cached
+            units_json, proposed, ungrounded, invalid = fetched
             units = [
                 ReasoningUnit.model_validate(
                     {**u, "passage_id": passage.id, "doc_id": passage.doc_id}
@@ -452,7 +492,7 @@ class Builder:
             report.ungrounded += ungrounded
             report.invalid += invalid
             return units, True
-        result: ExtractionResult = extract_passage(self.model, passage)
+        result = fetched
         report.model_calls += 1
         report.prompt_tokens += result.prompt_tokens
         report.completion_tokens += result.completion_tokens
