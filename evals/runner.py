@@ -583,6 +583,7 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
         compose_model=config.model,
         embedder=config.embedder,
         index_path=str(index_path),
+        chroma_host="",  # the index was just built in index_path, whatever RESIN_CHROMA_HOST says
         k_per_hop=config.k,
     )
     env = Env(

@@ -3,7 +3,8 @@
 Order of writes per batch: Chroma upserts and graph changes first, the graph saved atomically,
 and only then the catalog marks the documents done. A kill at any point leaves those documents
 unmarked; the next run redoes them, every write keyed by content-derived ids, with cached
-extractions, so nothing is duplicated or lost.
+extractions, so nothing is duplicated or lost. Extraction requests to a server may run ahead of
+the writes (`concurrency`); their results are still written in passage order.
 """
 
 from __future__ import annotations
