@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -258,6 +259,8 @@ def _read_pdf(path: Path) -> tuple[str, str]:
     """
     from pypdf import PdfReader
 
+    # pypdf logs what it repairs or gives up on; the error below names the file and the cause.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         reader = PdfReader(path)
         if reader.is_encrypted and not reader.decrypt(""):
