@@ -42,7 +42,7 @@ def open_index(args: argparse.Namespace, **overrides: Any) -> Any:
 
 
 def _progress_bar(desc: str) -> Any:
-    """A tqdm bar driven by the builder's (done, total, report) callback."""
+    """A tqdm bar (passages and passages/s) driven by the builder's (done, total, report) callback."""
     import time
 
     from tqdm import tqdm
@@ -74,7 +74,7 @@ def _progress_bar(desc: str) -> Any:
 def cmd_index(args: argparse.Namespace) -> int:
     """Add, replace or delete documents."""
     from agent.models import default_concurrency, make_chat_model
-    from indexes.build import Builder
+    from indexes.build import Builder, extractors
     from indexes.documents import load_documents
 
     index = open_index(args, passage_chars=args.passage_chars, merge_threshold=args.merge_threshold)
@@ -97,10 +97,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         for error in errors:
             kind = "skipped" if error.reason == "unsupported type" else "error"
             print(f"{kind}: {error}", file=sys.stderr)
-        reasons = Counter(e.reason for e in errors)
-        model = None if args.extract == "none" else make_chat_model(args.model)
+        not_indexed = Counter(e.reason for e in errors)
+        model, nlp = extractors(args.extract, lambda: make_chat_model(args.model))
         concurrency = getattr(args, "concurrency", None) or default_concurrency(args.model)
-        report = Builder(index, model, concurrency=concurrency).run(
+        report = Builder(index, model, nlp=nlp, concurrency=concurrency).run(
             documents, progress=_progress_bar("indexing")
         )
         for problem in report.errors[:20]:
@@ -109,19 +109,23 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(
             f"{report.documents_indexed} documents indexed, {report.documents_skipped} unchanged, "
             f"{len(errors)} files not indexed"
-            f"{' (' + ', '.join(f'{n} {r}' for r, n in reasons.most_common()) + ')' if errors else ''}"
+            f"{' (' + ', '.join(f'{n} {r}' for r, n in not_indexed.most_common()) + ')' if errors else ''}"
             f"; {report.passages} passages, {report.units} units "
             f"({'-' if share is None else f'{100 * share:.0f}%'} of proposed grounded), "
+            f"{report.parsed} passages parsed ({report.parse_cache_hits} cached), "
             f"{report.model_calls} model calls ({report.cache_hits} cached), "
             f"{report.prompt_tokens + report.completion_tokens} tokens, {report.seconds:.1f}s"
         )
+        if report.skipped:
+            reasons = ", ".join(f"{n} {why}" for why, n in sorted(report.skipped.items()))
+            print(f"passages without units (the parser could not read them): {reasons}")
         if report.failed_passages:
             print(
                 f"{len(report.failed_passages)} passages failed extraction; run again to retry them",
                 file=sys.stderr,
             )
         # A file of a type resin does not read is named and counted, but is no failure.
-        failed = len(errors) - reasons["unsupported type"]
+        failed = len(errors) - not_indexed["unsupported type"]
         return 1 if failed or report.failed_passages else status
     finally:
         index.close()
@@ -162,7 +166,7 @@ def _context(args: argparse.Namespace) -> Any:
 
     model = args.model or "embedded"
     return Context(
-        plan_model=args.plan_model or model,
+        plan_model=args.plan_model or "auto",
         hop_model=args.hop_model or model,
         compose_model=args.compose_model or model,
         embedder=args.embedder,
@@ -170,6 +174,7 @@ def _context(args: argparse.Namespace) -> Any:
         chroma_host=args.chroma_host or "",
         chroma_port=args.chroma_port,
         k_per_hop=args.k,
+        answer_mode=args.answer_mode,
     )
 
 
@@ -179,8 +184,10 @@ def stream_answer(
     ctx: Any,
     config: dict[str, Any] | None = None,
     show_progress: bool = True,
+    out: Any = None,
 ) -> dict[str, Any]:
-    """Stream a run: answer tokens to stdout, progress to stderr; return the final state."""
+    """Stream a run: the answer message to `out` (stdout), progress to stderr; the final state."""
+    out = out or sys.stdout
     final: dict[str, Any] = {}
     for mode, payload in graph.stream(
         inputs, config=config, context=ctx, stream_mode=["messages", "custom", "values"]
@@ -188,12 +195,12 @@ def stream_answer(
         if mode == "messages":
             chunk, meta = payload
             if meta.get("langgraph_node") == "compose" and chunk.content:
-                print(chunk.content, end="", flush=True)
+                print(chunk.content, end="", file=out, flush=True)
         elif mode == "custom" and show_progress:
             print(_progress_line(payload), file=sys.stderr, flush=True)
         elif mode == "values":
             final = payload
-    print()
+    print(file=out)
     return final
 
 
@@ -207,7 +214,12 @@ def _progress_line(event: dict[str, Any]) -> str:
             f"{event['passages']} passages, {event['chains']} chains"
         )
     if kind == "composing":
-        return f"· composing from {event['evidence']} pieces of evidence"
+        return f"· answering from {event['evidence']} pieces of evidence"
+    if kind == "answer":
+        notes = "; ".join(event.get("notes") or [])
+        return f"· answer ({event['mode']}, {len(event['candidates'])} candidates)" + (
+            f": {notes}" if notes else ""
+        )
     return f"· {event}"
 
 
@@ -225,7 +237,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    state = stream_answer(graph, {"question": args.question}, ctx, show_progress=not args.json)
+    # --json prints one JSON document on stdout: the streamed message goes to stderr then.
+    state = stream_answer(
+        graph,
+        {"question": args.question},
+        ctx,
+        show_progress=not args.json,
+        out=sys.stderr if args.json else None,
+    )
     if args.chains:
         write_chains(state.get("chains") or [], args.chains)
         print(f"chains written to {args.chains}", file=sys.stderr)
@@ -268,7 +287,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Index the bundled sample corpus and answer its sample questions, offline."""
-    args.paths, args.delete, args.extract = [str(SAMPLE_DIR / "docs")], None, "model"
+    args.paths, args.delete = [str(SAMPLE_DIR / "docs")], None
     status = cmd_index(args)
     if status not in (0, 1):
         return status
@@ -286,8 +305,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         state = stream_answer(graph, {"question": item["question"]}, ctx, show_progress=False)
         print(f"   expected: {' / '.join(item['answers'])}")
         print(
-            f"   cited: {', '.join(state.get('citations') or []) or '(none)'}; "
-            f"plan: {len(state.get('plan') or [])} hop(s); evidence: {len(state.get('evidence') or [])}"
+            f"   plan: {len(state.get('plan') or [])} hop(s) ({state.get('plan_source')}); "
+            f"evidence: {len(state.get('evidence') or [])}"
         )
     return 0
 
@@ -314,10 +333,31 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model", default=None, help="model spec for every step (default: embedded)"
     )
-    parser.add_argument("--plan-model", default=None, help="model spec for planning")
+    parser.add_argument(
+        "--plan-model", default=None, help="model spec for planning (default auto: see README)"
+    )
     parser.add_argument("--hop-model", default=None, help="model spec for hop bridge answers")
     parser.add_argument("--compose-model", default=None, help="model spec for the final answer")
+    parser.add_argument(
+        "--answer-mode",
+        choices=["auto", "choices", "free"],
+        default="auto",
+        help="choices: pick the answer from candidates in the passages; free: the model writes "
+        "it (auto: free for openai: models, else choices)",
+    )
     parser.add_argument("--k", type=int, default=5, help="units and passages per hop")
+
+
+def _add_extract_arg(parser: argparse.ArgumentParser) -> None:
+    from indexes.build import EXTRACT_CHOICES
+
+    parser.add_argument(
+        "--extract",
+        choices=EXTRACT_CHOICES,
+        default="nlp",
+        help="units from the spaCy parse (nlp, default: no model calls), from --model (model), "
+        "both merged (nlp+model), or none (structural index only)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -333,12 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--model", default=None, help="extraction model spec (default: embedded SmolLM2)"
     )
-    p.add_argument(
-        "--extract",
-        choices=["model", "none"],
-        default="model",
-        help="'none' builds the structural index only (no model calls)",
-    )
+    _add_extract_arg(p)
     p.add_argument(
         "--passage-chars",
         type=int,
@@ -386,6 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
     )
     p.add_argument("--merge-threshold", type=float, default=0.85, help="entity merge cosine")
+    _add_extract_arg(p)
     p.add_argument("--questions", type=int, default=3, help="how many sample questions to answer")
     p.set_defaults(func=cmd_demo)
 
@@ -402,11 +438,18 @@ def main(argv: list[str] | None = None) -> int:
     from agent.models import ModelBackendError
     from indexes.build import IndexMismatchError
     from indexes.documents import DocumentError
+    from indexes.nlp_extraction import NlpUnavailableError
 
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (IndexMismatchError, DocumentError, ModelBackendError, ValueError) as exc:
+    except (
+        IndexMismatchError,
+        DocumentError,
+        ModelBackendError,
+        NlpUnavailableError,
+        ValueError,
+    ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -4,7 +4,7 @@ A field the run's context does not give comes from the environment (what a serve
 sets, e.g. in the `.env` that langgraph.json names), else from its default:
 
     RESIN_INDEX           index_path (a relative path is taken from the server's start directory)
-    RESIN_MODEL           plan_model, hop_model and compose_model
+    RESIN_MODEL           hop_model and compose_model (plan_model "auto" follows compose_model)
     RESIN_PLAN_MODEL, RESIN_HOP_MODEL, RESIN_COMPOSE_MODEL   one step each (over RESIN_MODEL)
     RESIN_EMBEDDER        embedder
     RESIN_CHROMA_HOST, RESIN_CHROMA_PORT                     chroma_host, chroma_port
@@ -27,10 +27,11 @@ class Context:
     """Per-run configuration: models, index location and retrieval knobs."""
 
     plan_model: str = field(
-        default_factory=_env("RESIN_PLAN_MODEL", "RESIN_MODEL", default="embedded"),
+        default_factory=_env("RESIN_PLAN_MODEL", default="auto"),
         metadata={
             "description": "Model spec for planning hops (embedded, gguf:PATH, "
-            "openai:MODEL[@BASE_URL], fake)."
+            "openai:MODEL[@BASE_URL], fake), or auto: plan with compose_model unless it is a "
+            "small local GGUF (the embedded model), which plans structurally."
         },
     )
     hop_model: str = field(
@@ -41,7 +42,15 @@ class Context:
     )
     compose_model: str = field(
         default_factory=_env("RESIN_COMPOSE_MODEL", "RESIN_MODEL", default="embedded"),
-        metadata={"description": "Model spec that writes the final, cited answer (streamed)."},
+        metadata={"description": "Model spec that gives the short answer."},
+    )
+    answer_mode: str = field(
+        default="auto",
+        metadata={
+            "description": "choices: the model picks the short answer from candidates written in "
+            "the passages (a schema enum); free: it writes a short answer itself; auto: free for "
+            "openai: models, choices for embedded, gguf: and fake."
+        },
     )
     embedder: str = field(
         default_factory=_env("RESIN_EMBEDDER", default="minilm"),
@@ -78,5 +87,5 @@ class Context:
     )
     evidence_budget: int = field(
         default=1500,
-        metadata={"description": "Token budget for source passages in the compose prompt."},
+        metadata={"description": "Token budget for the source passages the answer is drawn from."},
     )

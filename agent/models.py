@@ -121,6 +121,11 @@ class ChatLlamaCpp(BaseChatModel):
             "temperature": self.temperature,
             "stop": stop,
             "response_format": _to_llama_format(kwargs.get("response_format")),
+            # OpenAI's penalties, which llama.cpp also takes; its own repeat penalty stays off
+            # (1.0) so that the two do not compound.
+            "frequency_penalty": kwargs.get("frequency_penalty", 0.0),
+            "presence_penalty": kwargs.get("presence_penalty", 0.0),
+            "repeat_penalty": 1.0,
         }
 
     def _generate(
@@ -515,9 +520,13 @@ def heuristic_reply(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
                     }
                 )
         return json.dumps({"units": units})
+    if schema == "ShortAnswer":  # the first choice (the best-ranked candidate), or a name
+        body = kwargs["response_format"]["json_schema"]["schema"]["properties"]["answer"]
+        names = _CAPITALIZED.findall(prompt.rpartition("<question>")[0])
+        return json.dumps({"answer": (body.get("enum") or names or ["not found"])[0]})
     if schema:
         return "{}"
-    # Compose: the first sentence of the first passage, cited; or of the prompt's text.
+    # Free text: the first sentence of the first passage, cited; or of the prompt's text.
     passage = re.search(r"<passage[^>]*>([^<]*)</passage>", prompt)
     source = passage.group(1) if passage else prompt
     first = re.search(r"[A-Z][^.\n]{10,200}\.", source)

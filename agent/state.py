@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from functools import cache
 from typing import Annotated, Any, Literal, Self
 
@@ -12,6 +13,7 @@ from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import TypedDict
 
+from agent.answering import Source
 from indexes.units import UnitKind
 from tools.retrieval import Chain, ChainLink, Direction
 
@@ -23,9 +25,7 @@ class Hop(BaseModel):
     """One one-hop need: a focused question that may hold `#k` placeholders for earlier bridges."""
 
     id: int = Field(ge=1, description="1-based hop number")
-    question: str = Field(
-        min_length=3, description="the one-hop question; '#1' stands for hop 1's answer"
-    )
+    question: str = Field(description="the one-hop question; '#1' stands for hop 1's answer")
     depends_on: list[int] = Field(default_factory=list, description="hops whose answers this needs")
     direction: Direction = Field(default="forward", description="cause→effect traversal direction")
     kinds: list[UnitKind] = Field(default_factory=list, description="preferred unit kinds")
@@ -139,10 +139,17 @@ class InputState(TypedDict, total=False):
 
 
 class OutputState(TypedDict, total=False):
-    """The answer with its citations, the trace behind it and the tokens each model call spent."""
+    """The short answer, its sources, the trace behind it and the tokens each model call spent.
+
+    `answer` is the short answer alone ("" when the question could not be read); the chat message
+    in `messages` adds the supporting sentences and a Sources list. `notes` says what was skipped,
+    cut or fallen back on in this run.
+    """
 
     answer: str
     citations: list[str]
+    sources: list[Source]
+    notes: Annotated[list[str], operator.add]
     plan: list[Hop]
     evidence: list[Evidence]
     chains: list[Chain]
@@ -158,7 +165,7 @@ class State(InputState, OutputState, total=False):
     results: Annotated[dict[int, HopResult], JsonAggregate(dict[int, HopResult], merge_results)]
     evidence: Annotated[list[Evidence], JsonAggregate(list[Evidence], merge_evidence)]
     chains: Annotated[list[Chain], JsonAggregate(list[Chain], merge_chains)]
-    removed_citations: list[str]
+    input_problem: str
     usage: Annotated[list[dict[str, int | str]], lambda a, b: a + b]
 
 

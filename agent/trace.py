@@ -28,7 +28,7 @@ def to_jsonable(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_trace(state: dict[str, Any], index: Index) -> str:
-    """The plan, each hop's evidence with its source sentences, the chains and the citations."""
+    """The plan, each hop's evidence with its source sentences, the chains, sources and notes."""
     lines = ["", "── plan"]
     for hop in state.get("plan") or []:
         deps = f" (after {', '.join(map(str, hop.depends_on))})" if hop.depends_on else ""
@@ -50,11 +50,14 @@ def render_trace(state: dict[str, Any], index: Index) -> str:
     if chains:
         lines.append("── chains")
         lines.extend(f"  {c.text}  ({c.score:.2f})" for c in chains)
-    lines.append("── citations")
-    for pid in state.get("citations") or []:
-        lines.append(f"  {pid}  {titles.get(pid, '?')}")
-    if not state.get("citations"):
+    lines.append("── sources")
+    for source in state.get("sources") or []:
+        lines.append(f"  [{source['label']}] {source['title']} {source['sentence_id']}")
+    if not state.get("sources"):
         lines.append("  (none)")
+    if state.get("notes"):
+        lines.append("── notes")
+        lines.extend(f"  {note}" for note in state["notes"])
     return "\n".join(lines)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from agent.cli import add_concurrency_arg
 from evals.systems import SYSTEMS, parse_systems
+from indexes.build import EXTRACT_CHOICES
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -55,9 +56,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the question sample and the subset")
     p.add_argument(
         "--extract",
-        choices=["model", "none"],
-        default="model",
-        help="'none' builds the structural index only (no units, no graph edges, no model calls)",
+        choices=EXTRACT_CHOICES,
+        default="nlp",
+        help="units from the spaCy parse (default), the --extract-model, both (nlp+model), or "
+        "none (structural index only: no units, no graph edges)",
     )
     p.add_argument("--extract-model", default=None, help="extraction model spec (default: --model)")
     p.add_argument("--embedder", default="minilm", help="embedder name or path (default: MiniLM)")

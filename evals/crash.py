@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -68,7 +69,11 @@ def synthetic_corpus(path: Path, documents: int, seed: int = 0) -> Path:
     return path
 
 
-def _index_cmd(corpus: Path, index: Path, model: str, concurrency: int) -> list[str]:
+# What `resin index` is run with: the scripted model by default.
+FAKE = ("--model", "fake")
+
+
+def _index_cmd(corpus: Path, index: Path, model_args: Sequence[str]) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -77,10 +82,7 @@ def _index_cmd(corpus: Path, index: Path, model: str, concurrency: int) -> list[
         str(corpus),
         "--index",
         str(index),
-        "--model",
-        model,
-        "--concurrency",
-        str(concurrency),
+        *model_args,
     ]
 
 
@@ -89,12 +91,11 @@ def crash_trial(
     index: Path,
     kill_after: float,
     timeout: float = 300,
-    model: str = "fake",
-    concurrency: int = 1,
+    model_args: Sequence[str] = FAKE,
 ) -> bool:
     """Start a build, SIGKILL it `kill_after` seconds after it starts writing; True if killed."""
     proc = subprocess.Popen(
-        _index_cmd(corpus, index, model, concurrency),
+        _index_cmd(corpus, index, model_args),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -111,10 +112,10 @@ def crash_trial(
     return killed
 
 
-def finish(corpus: Path, index: Path, model: str = "fake", concurrency: int = 1) -> None:
+def finish(corpus: Path, index: Path, model_args: Sequence[str] = FAKE) -> None:
     """Rerun the build to completion."""
     subprocess.run(
-        _index_cmd(corpus, index, model, concurrency),
+        _index_cmd(corpus, index, model_args),
         check=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -141,17 +142,25 @@ def run_trials(
     that many requests in flight to a loopback server, and must still end up identical to it.
     """
     with ExitStack() as stack:
-        model = "fake"
+        reference: Sequence[str] = FAKE
+        trial: Sequence[str] = FAKE
         if concurrency > 1:
             from evals.doctor import FaultyServer
 
             server = stack.enter_context(FaultyServer(latency=0.2, slots=concurrency))
-            model = server.spec()
-        return _trials(trials, documents, seed, embedder, model, concurrency)
+            model = ("--extract", "model", "--model", server.spec())
+            reference = (*model, "--concurrency", "1")
+            trial = (*model, "--concurrency", str(concurrency))
+        return _trials(trials, documents, seed, embedder, reference, trial)
 
 
 def _trials(
-    trials: int, documents: int, seed: int, embedder: Any, model: str, concurrency: int
+    trials: int,
+    documents: int,
+    seed: int,
+    embedder: Any,
+    reference: Sequence[str],
+    trial_args: Sequence[str],
 ) -> dict[str, Any]:
     from indexes.build import IndexConfig
 
@@ -159,7 +168,7 @@ def _trials(
     work = Path(tempfile.mkdtemp(prefix="resin-crash-"))
     try:
         corpus = synthetic_corpus(work / "corpus.jsonl", documents, seed)
-        finish(corpus, work / "reference", model)
+        finish(corpus, work / "reference", reference)
         ref = Index(IndexConfig(path=work / "reference"), embedder)
         expected = snapshot(ref)
         ref.close()
@@ -175,10 +184,8 @@ def _trials(
         for trial in range(trials):
             target = work / f"trial-{trial}"
             # kill points spread over the whole build, first batches to last
-            killed = crash_trial(
-                corpus, target, rng.uniform(0.0, 6.0), model=model, concurrency=concurrency
-            )
-            finish(corpus, target, model, concurrency)
+            killed = crash_trial(corpus, target, rng.uniform(0.0, 6.0), model_args=trial_args)
+            finish(corpus, target, trial_args)
             index = Index(IndexConfig(path=target), embedder)
             diff = compare(expected, snapshot(index))
             index.close()

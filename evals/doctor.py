@@ -303,25 +303,6 @@ def schema_of(kwargs: dict[str, Any]) -> str | None:
     return ((kwargs.get("response_format") or {}).get("json_schema") or {}).get("name")
 
 
-def echo_responder(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
-    """The fake model, except compose echoes its question and every passage it was shown.
-
-    The answer is ``Q: <question> | <title> [1] | <title> [2] ...``, so a test can tell whose
-    prompt an answer came from and which passages it saw.
-    """
-    from agent.models import heuristic_reply
-
-    schema = schema_of(kwargs)
-    if schema is not None:
-        return heuristic_reply(messages, kwargs)
-    prompt = str(messages[-1].content)
-    question = re.search(r"<question>(.*?)</question>", prompt, re.S)
-    seen = re.findall(r'<passage label="\[(\d+)\]" title="([^"]*)">', prompt)
-    parts = [f"Q: {question.group(1) if question else ''}"]
-    parts += [f"{title} [{label}]" for label, title in seen]
-    return " | ".join(parts)
-
-
 # --- fuzzed model output (a seeded generator; the pytest suite uses hypothesis) -----------------
 
 
@@ -668,10 +649,12 @@ _BRACKETED = re.compile(r"\[([^\]\s]{1,40})\]")
 
 
 def obeying_responder(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
-    """The fake model, except compose does what the hostile passages ask (fake citations)."""
+    """The fake model, except its answer does what the hostile passages ask (fake citations)."""
     from agent.models import heuristic_reply
 
-    return heuristic_reply(messages, kwargs) if schema_of(kwargs) else OBEYING_ANSWER
+    if schema_of(kwargs) == "ShortAnswer":
+        return json.dumps({"answer": OBEYING_ANSWER})
+    return heuristic_reply(messages, kwargs)
 
 
 def tool_calling_model(responder: Callable[[list[BaseMessage], dict[str, Any]], str]) -> Any:
@@ -730,26 +713,31 @@ def check_hostile(index_path: Path, figures: dict[str, Any]) -> None:
                 )
                 if any(getattr(m, "tool_calls", None) for m in out.get("messages", [])):
                     figures["tool_calls_passed_on"] += 1
-                shown = 0
+                sentences = {s.text for p in held for s in p.sentences}
                 for args, kwargs in model.calls[done:]:
                     if "tools" in kwargs or "functions" in kwargs:
                         figures["tool_calls_outside_graph"] += 1
                     prompt = str(args[-1].content)
                     schema = schema_of(kwargs)
-                    if schema is None:  # compose: every fenced body is a whole held passage
-                        bodies = fenced_bodies(prompt, "passage")
-                        shown = len(bodies)
-                        texts = {p.text for p in held}
-                        figures["fence_breakouts"] += sum(
-                            html.unescape(b) not in texts for b in bodies
-                        )
-                        figures["fence_breakouts"] += fence_breaks(prompt, "passage", shown)
-                        figures["fence_breakouts"] += fence_breaks(prompt, "chains", 1)
+                    if schema == "ShortAnswer":  # every evidence line is a sentence of the buffer
+                        lines = [
+                            html.unescape(line[2:])
+                            for line in prompt.splitlines()
+                            if line.startswith("- ")
+                        ]
+                        figures["fence_breakouts"] += sum(line not in sentences for line in lines)
+                        for tag in ("evidence", "question", "choices"):
+                            figures["fence_breakouts"] += fence_breaks(prompt, tag, 1)
                     elif schema == "BridgeAnswer":
                         figures["bridge_fence_breakouts"] += fence_breaks(prompt, "evidence", 1)
-                labels = _BRACKETED.findall(out["answer"])
+                message = str(out["messages"][-1].content)
+                labels = _BRACKETED.findall(message)
                 figures["unchecked_citations_in_answer"] += sum(
-                    not (label.isdigit() and 1 <= int(label) <= shown) for label in labels
+                    not (label.isdigit() and 1 <= int(label) <= len(out["sources"]))
+                    for label in labels
+                )
+                figures["unchecked_citations_in_answer"] += sum(
+                    s["sentence"] not in sentences for s in out["sources"]
                 )
 
 
@@ -780,15 +768,15 @@ def run_concurrently(
         return list(pool.map(lambda q: graph.invoke({"question": q}, context=ctx), questions))
 
 
-def leaks(question: str, out: dict[str, Any], titles_of: Callable[[set[str]], set[str]]) -> int:
+def leaks(out: dict[str, Any], texts_of: Callable[[set[str]], str]) -> int:
     """Ways this answer shows another run's evidence (0 when it shows only its own)."""
+    from indexes.units import normalize
+
     held = {e.passage_id for e in out["evidence"]}
     problems = len(set(out["citations"]) - held)
-    answer = out["answer"]
-    if not answer.startswith(f"Q: {question}"):
-        problems += 1
-    shown = {part.rsplit(" [", 1)[0] for part in answer.split(" | ")[1:]}
-    problems += len(shown - titles_of(held))
+    problems += sum(s["passage_id"] not in held for s in out["sources"])
+    if out["sources"] and normalize(out["answer"]) not in normalize(texts_of(held)):
+        problems += 1  # the short answer is not written in this run's own passages
     return problems
 
 
@@ -797,17 +785,16 @@ def check_concurrency(
 ) -> None:
     """`count` questions at once, `rounds` times: all complete, no leaks, memory stable."""
     from agent.context import Context
-    from agent.models import ScriptedChatModel
+    from agent.models import ScriptedChatModel, heuristic_reply
     from agent.resources import get_index
-    from indexes.extraction import fence
 
     questions = concurrent_questions(count)
     index = get_index(Context(index_path=str(index_path)))
 
-    def titles_of(pids: set[str]) -> set[str]:
-        return {fence(p.title, attribute=True) for p in index.catalog.passages(pids)}
+    def texts_of(pids: set[str]) -> str:
+        return " ".join(p.text for p in index.catalog.passages(pids))
 
-    with _registered("doctor-echo", ScriptedChatModel(responder=echo_responder)):
+    with _registered("doctor-echo", ScriptedChatModel(responder=heuristic_reply)):
         run_concurrently(index_path, questions[:4], "doctor-echo", 4)  # warm-up
         gc.collect()
         rss, fds = [_rss_mb()], [_fds()]
@@ -815,9 +802,9 @@ def check_concurrency(
         for _ in range(rounds):
             figures["trials_run"] += 1
             outs = run_concurrently(index_path, questions, "doctor-echo", len(questions))
-            for question, out in zip(questions, outs, strict=True):
+            for out in outs:
                 figures["concurrent_questions_completed"] += bool(out.get("answer"))
-                figures["evidence_leaks"] += leaks(question, out, titles_of)
+                figures["evidence_leaks"] += leaks(out, texts_of)
                 evidence_sets.add(frozenset(e.id for e in out["evidence"]))
             gc.collect()
             rss.append(_rss_mb())

@@ -41,7 +41,15 @@ from evals import metrics
 from evals.data import Dataset, Question, load_dataset, sentence_index
 from evals.prompts import EVAL_PROMPT_VERSION
 from evals.systems import SYSTEMS, Env, Outcome
-from indexes.build import Builder, BuildReport, Index, IndexConfig, extraction_key
+from indexes.build import (
+    EXTRACT_CHOICES,
+    Builder,
+    BuildReport,
+    Index,
+    IndexConfig,
+    extraction_key,
+    extractors,
+)
 from indexes.documents import Passage, content_hash, make_passages
 from indexes.inflight import ordered_map
 
@@ -62,7 +70,7 @@ class RunConfig:
     subset: bool = False
     k: int = 5
     seed: int = 0
-    extract: str = "model"
+    extract: str = "nlp"
     extract_model: str | None = None
     embedder: str = "minilm"
     passage_chars: int | None = None
@@ -153,13 +161,16 @@ def build_index(
     """Bring the index to exactly this corpus: stale documents removed, new ones built."""
     _check_index_meta(path, passage_chars)
     extract_spec = config.extract_model or config.model
-    extractor = None if config.extract == "none" else make_chat_model(extract_spec)
+    extractor, nlp = extractors(config.extract, lambda: make_chat_model(extract_spec))
     index = Index(
         IndexConfig(path=path, passage_chars=passage_chars), make_embedder(config.embedder)
     )
     try:
         builder = Builder(
-            index, extractor, concurrency=config.concurrency or default_concurrency(extract_spec)
+            index,
+            extractor,
+            nlp=nlp,
+            concurrency=config.concurrency or default_concurrency(extract_spec),
         )
         wanted = {d.id for d in data.documents}
         stale = [r.doc_id for r in index.catalog.documents() if r.doc_id not in wanted]
@@ -263,6 +274,8 @@ def score(
         row["context_recall"] = metrics.context_recall(mapped, q.gold_sentence_ids)
     else:
         row["context_recall"] = None
+    row["answer_words"] = len(answer.split())
+    row["looped"] = any("repeated itself" in n for n in out.trace.get("notes") or [])
     if answer:
         vectors = embedder.embed_documents([q.question, answer])
         row["relevancy"] = metrics.cosine(vectors[0], vectors[1])
@@ -406,6 +419,10 @@ def aggregate(
         figures[f"recall@{k}"] = _rate(rows, f"recall@{k}")
         figures[f"all_gold@{k}"] = _rate(rows, f"all_gold@{k}")
     n = max(1, len(rows))
+    words = [float(r.get("answer_words", 0)) for r in rows]
+    figures["answer_words_p50"] = metrics.percentile(words, 50)
+    figures["not_found"] = round(100 * sum(1 for w in words if not w) / n, 2)
+    figures["loops"] = sum(1 for r in rows if r.get("looped"))
     figures["prompt_tokens_per_q"] = round(sum(r["prompt_tokens"] for r in rows) / n, 1)
     figures["completion_tokens_per_q"] = round(sum(r["completion_tokens"] for r in rows) / n, 1)
     figures["extraction_tokens_per_1k_corpus_tokens"] = (
@@ -462,7 +479,9 @@ def summary_markdown(report: dict[str, Any], data: Dataset) -> str:
         f"- extraction: {run['extract']}"
         + (
             f" with `{run.get('extract_model') or run['model']}`"
-            if run["extract"] != "none"
+            if "model" in run["extract"]
+            else " (spaCy parse, no model calls)"
+            if run["extract"] == "nlp"
             else " (structural index: no units, no graph edges)"
         )
         + f"; {build.get('units', 0)} units, {build.get('graph_edges', 0)} graph edges, "
@@ -489,7 +508,8 @@ def summary_markdown(report: dict[str, Any], data: Dataset) -> str:
 
 
 def _table(systems: dict[str, Any], cols: list[tuple[str, str]]) -> list[str]:
-    header = ["system", "n", *[c for c, _ in cols], "prompt tok", "compl. tok"]
+    header = ["system", "n", *[c for c, _ in cols], "not found", "ans. words p50", "loops"]
+    header += ["prompt tok", "compl. tok"]
     header += ["extract tok/1K", "latency p50/p95 s", "stages p50/p95 ms"]
     lines = ["| " + " | ".join(header) + " |"]
     lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + "|")
@@ -500,6 +520,8 @@ def _table(systems: dict[str, Any], cols: list[tuple[str, str]]) -> list[str]:
         errors = f" ({fig['errors']} err)" if fig["errors"] else ""
         cells = [name, f"{fig['questions']}{errors}"]
         cells += [_fmt(fig[key]) for _, key in cols]
+        cells += [_fmt(fig.get("not_found")), _fmt(fig.get("answer_words_p50"), 0)]
+        cells += [_fmt(fig.get("loops"))]
         cells += [_fmt(fig["prompt_tokens_per_q"], 0), _fmt(fig["completion_tokens_per_q"], 0)]
         cells += [_fmt(fig["extraction_tokens_per_1k_corpus_tokens"], 0)]
         cells += [f"{_fmt(fig['latency_p50'], 2)}/{_fmt(fig['latency_p95'], 2)}", stages or "—"]
@@ -563,8 +585,8 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     unknown = [s for s in config.systems if s not in SYSTEMS]
     if unknown:
         raise ValueError(f"unknown system(s): {', '.join(unknown)}")
-    if config.extract not in ("model", "none"):
-        raise ValueError("--extract is 'model' or 'none'")
+    if config.extract not in EXTRACT_CHOICES:
+        raise ValueError(f"--extract is one of {', '.join(EXTRACT_CHOICES)}")
     out = Path(config.out)
     data = load_dataset(config.data, config.limit, config.seed, config.subset, config.corpus)
     passage_chars = config.passage_chars or data.passage_chars
@@ -578,7 +600,7 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     corpus = corpus_maps(data, passage_chars)
     forget_indexes()  # the agent must see the index as just built
     context = Context(
-        plan_model=config.model,
+        plan_model="auto",
         hop_model=config.model,
         compose_model=config.model,
         embedder=config.embedder,

@@ -15,19 +15,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from agent.answering import NOT_FOUND_CHOICE, answer_from_passages, free_answer, resolve_mode
 from agent.context import Context
 from agent.models import ScriptedChatModel, register_chat_model
-from agent.nodes.compose import check_citations, render_passages, select_passages
+from agent.nodes.compose import select_passages
 from agent.state import Evidence
 from evals.data import Question
-from evals.prompts import CLOSED_BOOK_SYSTEM, CLOSED_BOOK_USER, SARG_SYSTEM, SARG_USER
+from evals.prompts import CLOSED_BOOK_SYSTEM, GRAPH_DUMP_SYSTEM
 from indexes.build import Index
 from indexes.documents import Passage
-from indexes.extraction import token_usage
-from indexes.units import ReasoningUnit
-from prompts import COMPOSE_SYSTEM, COMPOSE_USER
+from indexes.extraction import fence, token_usage
+from indexes.units import ReasoningUnit, normalize
 from tools.retrieval import (
     Chain,
     Direction,
@@ -91,56 +90,58 @@ def _stage(stages: dict[str, float], name: str) -> Iterator[None]:
         stages[name] = stages.get(name, 0.0) + time.perf_counter() - start
 
 
-def _invoke(env: Env, messages: list[BaseMessage]) -> tuple[str, int, int]:
-    reply = env.model.invoke(messages)
-    if isinstance(env.model, ScriptedChatModel):
-        env.model.calls.clear()  # a long run must not keep every prompt in memory
-    prompt, completion = token_usage(reply)
-    return str(reply.content).strip(), prompt, completion
-
-
 def _passage_trace(passages: list[Passage], scores: dict[str, float] | None = None) -> list[dict]:
     return [
         {"passage_id": p.id, "title": p.title, "score": (scores or {}).get(p.id)} for p in passages
     ]
 
 
+def _forget_calls(env: Env) -> None:
+    if isinstance(env.model, ScriptedChatModel):
+        env.model.calls.clear()  # a long run must not keep every prompt in memory
+
+
 def compose_answer(
-    env: Env, question: str, passages: list[Passage], chains: str, out: Outcome
+    env: Env,
+    question: str,
+    passages: list[Passage],
+    out: Outcome,
+    names: list[str] | None = None,
+    chains: str = "",
 ) -> None:
-    """The agent's compose prompt over these passages (in this order, within its token budget)."""
+    """The agent's own answer step over these passages (in this order, within its token budget)."""
     chosen = select_passages([], passages, env.context.evidence_budget)
-    messages: list[BaseMessage] = [
-        SystemMessage(COMPOSE_SYSTEM),
-        HumanMessage(
-            COMPOSE_USER.format(
-                question=question,
-                chains=chains or "(none)",
-                passages=render_passages(chosen) or "(none found)",
-            )
-        ),
-    ]
+    mode = resolve_mode(env.context.answer_mode, env.context.compose_model)
     with _stage(out.stages, "answer"):
-        text, out.prompt_tokens, out.completion_tokens = _invoke(env, messages)
-    cited, removed = check_citations(text, chosen)
-    for label in removed:
-        text = text.replace(label, "")
-    out.answer = " ".join(text.split())
+        answer = answer_from_passages(env.model, mode, question, chosen, names or [], chains)
+    _forget_calls(env)
+    out.answer = answer.text if answer.found else ""
+    out.prompt_tokens, out.completion_tokens = answer.prompt_tokens, answer.completion_tokens
     out.context_passages = [p.id for p in chosen]
-    out.trace["citations"] = cited
+    out.trace.update(
+        citations=answer.citations,
+        candidates=answer.candidates,
+        notes=answer.notes,
+        message=answer.message(),
+    )
+
+
+def _free(env: Env, question: str, context: str, system: str, out: Outcome) -> None:
+    """A short answer the model writes without passages (closed book, graph dump)."""
+    with _stage(out.stages, "answer"):
+        text, looped, reply = free_answer(env.model, question, context, system)
+    _forget_calls(env)
+    out.answer = "" if normalize(text) == NOT_FOUND_CHOICE else text
+    out.prompt_tokens, out.completion_tokens = token_usage(reply)
+    out.trace["notes"] = ["the model's answer repeated itself and was cut"] if looped else []
 
 
 # --- baselines ----------------------------------------------------------------------------------
 def run_none(env: Env, q: Question) -> Outcome:
     """Closed book: the question alone."""
     out = Outcome(answer="")
-    messages: list[BaseMessage] = [
-        SystemMessage(CLOSED_BOOK_SYSTEM),
-        HumanMessage(CLOSED_BOOK_USER.format(question=q.question)),
-    ]
-    with _stage(out.stages, "answer"):
-        out.answer, out.prompt_tokens, out.completion_tokens = _invoke(env, messages)
     out.trace = {"plan": [], "hops": [], "evidence": [], "chains": []}
+    _free(env, q.question, "", CLOSED_BOOK_SYSTEM, out)
     return out
 
 
@@ -163,33 +164,13 @@ def _rag(mode: str) -> Callable[[Env, Question], Outcome]:
             "evidence": _passage_trace(passages[: env.k], scores),
             "chains": [],
         }
-        compose_answer(env, q.question, passages[: env.k], "", out)
+        compose_answer(env, q.question, passages[: env.k], out)
         return out
 
     return run
 
 
 # --- SARG and its full-graph ablation -----------------------------------------------------------
-def render_snippets(snippets: list[tuple[str, str]]) -> str:
-    """(title, sentence) snippets fenced as data, each under a citation number."""
-    return "\n".join(
-        f'<passage label="[{i}]" title="{title}">{text}</passage>'
-        for i, (title, text) in enumerate(snippets, 1)
-    )
-
-
-def _sarg_call(env: Env, question: str, chains: str, snippets: str, out: Outcome) -> None:
-    messages: list[BaseMessage] = [
-        SystemMessage(SARG_SYSTEM),
-        HumanMessage(
-            SARG_USER.format(question=question, chains=chains or "(none)", snippets=snippets)
-        ),
-    ]
-    with _stage(out.stages, "answer"):
-        text, out.prompt_tokens, out.completion_tokens = _invoke(env, messages)
-    out.answer = " ".join(text.split())
-
-
 def _chain_units(env: Env, chains: list[Chain], per_link: int) -> list[ReasoningUnit]:
     """The units behind the chains' links, in chain order (up to `per_link` per link)."""
     wanted = [u for c in chains for link in c.links for u in link.unit_ids[:per_link]]
@@ -222,29 +203,20 @@ def _chain_trace(q: Question, chains: list[Chain], units: list[ReasoningUnit]) -
 
 
 def run_sarg(env: Env, q: Question) -> Outcome:
-    """SARG: bidirectional chains from the question's matched nodes, plus their source sentences."""
-    ctx = env.context
+    """SARG: bidirectional chains from the question's matched nodes, then the passages behind them.
+
+    The answer step also takes the chains' entity names as candidates.
+    """
     out = Outcome(answer="")
     with _stage(out.stages, "retrieve"):
         chains, units = _chains_and_units(env, q, "bidirectional", per_link=2)
-        passages = {p.id: p for p in fetch_passages(env.index, [u.passage_id for u in units])}
-    snippets: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    used = 0
+        passages = fetch_passages(env.index, list(dict.fromkeys(u.passage_id for u in units)))
     for unit in units:
-        if unit.evidence in seen or unit.passage_id not in passages:
-            continue
-        cost = len(unit.evidence) // CHARS_PER_TOKEN + 8
-        if snippets and used + cost > ctx.evidence_budget:
-            break
-        seen.add(unit.evidence)
-        used += cost
-        snippets.append((passages[unit.passage_id].title, unit.evidence))
         out.context_sentences.extend(unit.sentence_ids)
-    out.ranked = list(dict.fromkeys(u.passage_id for u in units))
-    chain_text = "\n".join(c.text for c in chains)
+    out.ranked = [p.id for p in passages]
     out.trace = _chain_trace(q, chains, units)
-    _sarg_call(env, q.question, chain_text, render_snippets(snippets) or "(none found)", out)
+    names = [n for c in chains for link in c.links for n in (link.head, link.tail)]
+    compose_answer(env, q.question, passages, out, names, "\n".join(c.text for c in chains))
     return out
 
 
@@ -280,7 +252,7 @@ def run_graph_dump(env: Env, q: Question) -> Outcome:
         "evidence": [],
         "chains": [{"text": f"(graph dump: {shown} of {total} edges)", "score": None}],
     }
-    _sarg_call(env, q.question, dump, "(none)", out)
+    _free(env, q.question, f"<chains>\n{fence(dump)}\n</chains>", GRAPH_DUMP_SYSTEM, out)
     return out
 
 
@@ -321,7 +293,9 @@ def run_agent_with(context: Context, skip_steps: tuple[str, ...] = ()) -> Callab
             elif mode == "values" and isinstance(payload, dict):
                 final = payload
         evidence: list[Evidence] = list(final.get("evidence") or [])
-        out.answer = " ".join(str(final.get("answer") or "").split())
+        out.answer = (
+            " ".join(str(final.get("answer") or "").split()) if final.get("sources") else ""
+        )
         out.ranked = _hop_order(evidence)
         held = fetch_passages(env.index, out.ranked)
         out.context_passages = [
@@ -340,11 +314,18 @@ def run_agent_with(context: Context, skip_steps: tuple[str, ...] = ()) -> Callab
             "evidence": [_dump(e) for e in evidence],
             "chains": [{"text": c.text, "score": c.score} for c in final.get("chains") or []],
             "citations": list(final.get("citations") or []),
+            "notes": list(final.get("notes") or []),
+            "message": _last_message(final),
             "usage": list(final.get("usage") or []),
         }
         return out
 
     return run
+
+
+def _last_message(state: dict[str, Any]) -> str:
+    messages = state.get("messages") or []
+    return str(messages[-1].content) if messages else ""
 
 
 def run_agent(env: Env, q: Question) -> Outcome:
@@ -381,7 +362,7 @@ def run_units_only(env: Env, q: Question) -> Outcome:
         ],
         "chains": [],
     }
-    compose_answer(env, q.question, passages, "", out)
+    compose_answer(env, q.question, passages, out)
     return out
 
 
@@ -393,7 +374,7 @@ def run_chains_only(env: Env, q: Question) -> Outcome:
         passages = fetch_passages(env.index, list(dict.fromkeys(u.passage_id for u in units)))
     out.ranked = [p.id for p in passages]
     out.trace = _chain_trace(q, chains, units)
-    compose_answer(env, q.question, passages, "\n".join(c.text for c in chains), out)
+    compose_answer(env, q.question, passages, out, chains="\n".join(c.text for c in chains))
     return out
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Generator, Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -33,8 +33,9 @@ from indexes.documents import (
 from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
 from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
 from indexes.inflight import ordered_map
+from indexes.nlp_extraction import NlpExtractor
 from indexes.stores import VectorIndex, open_vector_index
-from indexes.units import ReasoningUnit, entity_key, normalize
+from indexes.units import ReasoningUnit, entity_key, merge_units, normalize
 from prompts import EXTRACTION_PROMPT_VERSION
 
 SCHEMA_VERSION = "1"
@@ -179,7 +180,7 @@ class Index:
         tmp.replace(self.manifest_path)
 
     def record_model(self, model: str) -> None:
-        """Note an extraction model (and the prompt version) in the manifest."""
+        """Note an extractor's key (model and prompt, or parser and rules) in the manifest."""
         models = self.manifest.setdefault("extraction_models", [])
         if model not in models or self.manifest.get("prompt_version") != EXTRACTION_PROMPT_VERSION:
             if model not in models:
@@ -243,6 +244,10 @@ class BuildReport:
     invalid: int = 0
     model_calls: int = 0
     cache_hits: int = 0
+    parsed: int = 0
+    parse_cache_hits: int = 0
+    # passages the parser could not read, by reason (kept as passages, without units)
+    skipped: Counter[str] = field(default_factory=Counter)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     failed_passages: list[str] = field(default_factory=list)
@@ -263,8 +268,21 @@ Progress = Callable[[int, int, BuildReport], None]
 Fetched = tuple[str, int, int, int] | ExtractionResult
 
 
+EXTRACT_CHOICES = ("nlp", "model", "nlp+model", "none")
+
+
+def extractors(
+    extract: str, make_model: Callable[[], BaseChatModel]
+) -> tuple[BaseChatModel | None, NlpExtractor | None]:
+    """The model and the parser an `--extract` choice asks for (each made only when asked)."""
+    if extract not in EXTRACT_CHOICES:
+        raise ValueError(f"--extract is one of {', '.join(EXTRACT_CHOICES)}, not {extract!r}")
+    parts = extract.split("+")
+    return (make_model() if "model" in parts else None, NlpExtractor() if "nlp" in parts else None)
+
+
 def extraction_key(model: BaseChatModel | None) -> str:
-    """Which extractor produced a document's units ('none' for the structural index)."""
+    """Which model (and prompt and grounding versions) produced units ('none' without one)."""
     if model is None:
         return NO_EXTRACTION
     from_model = getattr(model, "model_id", None)
@@ -284,16 +302,23 @@ class Builder:
         index: Index,
         model: BaseChatModel | None,
         batch_passages: int = 64,
+        nlp: NlpExtractor | None = None,
         concurrency: int = 1,
     ) -> None:
-        """Build with `model` (None: structural index only, no units).
+        """Build with the parser's units (`nlp`), the model's, both merged, or neither.
 
-        `concurrency` model requests are kept in flight (for a server model); their results are
-        still recorded in passage order.
+        A document's extraction key names every extractor and its version, so switching
+        extractors re-extracts documents; each extractor's per-passage cache means only the
+        extractor that was not run before does any work. `concurrency` model requests are kept
+        in flight (for a server model); their results are still recorded in passage order.
         """
         self.index = index
         self.model = model
-        self.key = extraction_key(model)
+        self.nlp = nlp
+        parts = [nlp.key] if nlp is not None else []
+        if model is not None:
+            parts.append(extraction_key(model))
+        self.key = " + ".join(parts) or NO_EXTRACTION
         self.batch_passages = batch_passages
         self.concurrency = concurrency
         self._scanned = index.catalog.scanned_names()
@@ -323,13 +348,15 @@ class Builder:
         started = time.perf_counter()
         report = BuildReport(documents_seen=len(documents))
         todo, report.documents_skipped = self.plan(documents)
-        if self.model is not None and todo:
+        if self.key != NO_EXTRACTION and todo:
             self.index.record_model(self.key)
         work = [
             (doc, rec, make_passages(doc, self.index.config.passage_chars)) for doc, rec in todo
         ]
         total = sum(len(ps) for _, _, ps in work)
         tick = (lambda r: progress(r.passages, total, r)) if progress else None
+        if tick:
+            tick(report)  # start the clock before the first batch is parsed or embedded
         passages = (p for _, _, ps in work for p in ps) if self.model is not None else ()
         fetched = ordered_map(lambda p: self._fetch(p, report), passages, self.concurrency)
         batch: list[tuple[Document, DocumentRecord | None, list[Passage]]] = []
@@ -419,18 +446,22 @@ class Builder:
                 [{"doc_id": p.doc_id, "title": p.title, "position": p.position} for p in fresh],
             )
 
+        parsed = self._parse([p for _d, _r, ps in batch for p in ps], report)
         units_by_doc: dict[str, list[ReasoningUnit]] = {}
         complete: dict[str, bool] = {}
         for doc, _rec, passages in batch:
             complete[doc.id] = True
             units_by_doc[doc.id] = []
             for passage in passages:
+                units = parsed.get(passage.id, [])
                 if self.model is not None:
-                    units, ok = self._extract(passage, report, next(fetched))
-                    units_by_doc[doc.id].extend(units)
+                    proposed, ok = self._extract(passage, report, next(fetched))
+                    units = merge_units(units, proposed)
                     if not ok:
                         complete[doc.id] = False
                         report.failed_passages.append(passage.id)
+                report.units += len(units)
+                units_by_doc[doc.id].extend(units)
                 report.passages += 1
                 if tick:
                     tick(report)
@@ -455,13 +486,82 @@ class Builder:
             )
         report.documents_indexed += len(batch)
 
-    def _cache_key(self, passage: Passage) -> str:
-        return content_hash(self.key, passage.hash, length=24)
+    def _cached(
+        self, key: str, passage: Passage, report: BuildReport
+    ) -> list[ReasoningUnit] | None:
+        """A passage's cached units under an extractor's cache key (None: not cached)."""
+        cached = self.index.catalog.cached_extraction(key)
+        return None if cached is None else self._units_of(cached, passage, report)
+
+    @staticmethod
+    def _units_of(
+        cached: tuple[str, int, int, int], passage: Passage, report: BuildReport
+    ) -> list[ReasoningUnit]:
+        """The units of a cached extraction row, its counts added to the report."""
+        units_json, proposed, ungrounded, invalid = cached
+        report.proposed += proposed
+        report.ungrounded += ungrounded
+        report.invalid += invalid
+        return [
+            ReasoningUnit.model_validate({**u, "passage_id": passage.id, "doc_id": passage.doc_id})
+            for u in json.loads(units_json)
+        ]
+
+    def _cache(
+        self,
+        key: str,
+        passage: Passage,
+        units: list[ReasoningUnit],
+        counts: tuple[int, int, int],
+        tokens: tuple[int, int] = (0, 0),
+    ) -> None:
+        self.index.catalog.cache_extraction(
+            key,
+            passage.id,
+            json.dumps([u.model_dump(exclude={"passage_id", "doc_id"}) for u in units]),
+            counts,
+            tokens,
+        )
+
+    def _parse(
+        self, passages: list[Passage], report: BuildReport
+    ) -> dict[str, list[ReasoningUnit]]:
+        """Parser units of a batch's passages: cached ones, the rest parsed in one `nlp.pipe`.
+
+        A passage the parser cannot read is counted by reason and not cached (checking is cheap).
+        """
+        if self.nlp is None:
+            return {}
+        units: dict[str, list[ReasoningUnit]] = {}
+        todo = []
+        for passage in passages:
+            cached = self._cached(
+                content_hash(self.nlp.key, passage.hash, length=24), passage, report
+            )
+            if cached is None:
+                todo.append(passage)
+            else:
+                report.parse_cache_hits += 1
+                units[passage.id] = cached
+        for passage, result in zip(todo, self.nlp.extract(todo), strict=True):
+            report.parsed += 1
+            units[passage.id] = result.units
+            if result.skipped:
+                report.skipped[result.skipped] += 1
+                continue
+            report.proposed += len(result.units)
+            key = content_hash(self.nlp.key, passage.hash, length=24)
+            self._cache(key, passage, result.units, (len(result.units), 0, 0))
+        return units
+
+    def _model_cache_key(self, passage: Passage) -> str:
+        assert self.model is not None
+        return content_hash(extraction_key(self.model), passage.hash, length=24)
 
     def _fetch(self, passage: Passage, report: BuildReport) -> Fetched:
-        """A passage's cached extraction, else one model call's result (on a worker thread)."""
+        """A passage's cached model extraction, else one model call's result (on a worker thread)."""
         assert self.model is not None
-        cached = self.index.catalog.cached_extraction(self._cache_key(passage))
+        cached = self.index.catalog.cached_extraction(self._model_cache_key(passage))
         if cached is not None:
             return cached
         with self._gauge:
@@ -476,23 +576,11 @@ class Builder:
     def _extract(
         self, passage: Passage, report: BuildReport, fetched: Fetched
     ) -> tuple[list[ReasoningUnit], bool]:
-        """Units of one passage from what `_fetch` got; a fresh result is cached when it parses."""
-        catalog = self.index.catalog
-        key = self._cache_key(passage)
+        """Model units of one passage from what `_fetch` got; a fresh result is cached if it parses."""
+        key = self._model_cache_key(passage)
         if not isinstance(fetched, ExtractionResult):
             report.cache_hits += 1
-            units_json, proposed, ungrounded, invalid = fetched
-            units = [
-                ReasoningUnit.model_validate(
-                    {**u, "passage_id": passage.id, "doc_id": passage.doc_id}
-                )
-                for u in json.loads(units_json)
-            ]
-            report.units += len(units)
-            report.proposed += proposed
-            report.ungrounded += ungrounded
-            report.invalid += invalid
-            return units, True
+            return self._units_of(fetched, passage, report), True
         result = fetched
         report.model_calls += 1
         report.prompt_tokens += result.prompt_tokens
@@ -500,14 +588,13 @@ class Builder:
         if not result.ok:
             report.errors.append(f"{passage.doc_id} passage {passage.position}: {result.error}")
             return [], False
-        report.units += len(result.units)
         report.proposed += result.proposed
         report.ungrounded += result.ungrounded
         report.invalid += result.invalid
-        catalog.cache_extraction(
+        self._cache(
             key,
-            passage.id,
-            json.dumps([u.model_dump(exclude={"passage_id", "doc_id"}) for u in result.units]),
+            passage,
+            result.units,
             (result.proposed, result.ungrounded, result.invalid),
             (result.prompt_tokens, result.completion_tokens),
         )
@@ -526,6 +613,7 @@ class Builder:
             [
                 {
                     "kind": u.kind,
+                    "extractor": u.extractor,
                     "subject": entity_key(u.subject),
                     "subject_type": u.subject_type,
                     "passage_id": u.passage_id,

@@ -243,6 +243,7 @@ def ground(draft: UnitDraft, passage: Passage) -> ReasoningUnit | None:
         passage_id=passage.id,
         doc_id=passage.doc_id,
         sentence_ids=sentence_ids,
+        extractor="model",
     )
 
 

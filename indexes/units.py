@@ -53,8 +53,10 @@ class ReasoningUnit(BaseModel):
     # identity
     id: str = ""
     kind: UnitKind
+    extractor: str = ""  # "nlp" or "model": which extractor proposed it
     # core claim
     subject: str = ""
+    resolved: str = ""  # the pronoun the subject stands for in the evidence ("" when written there)
     subject_type: str = ""
     predicate: str = ""
     object: str = ""
@@ -108,3 +110,24 @@ class ReasoningUnit(BaseModel):
         if self.kind == "causal-edge":
             return self.source_state, self.predicate or "causes", self.target_state
         return None
+
+
+def claim_key(unit: ReasoningUnit) -> tuple[str, str, str]:
+    """Normalized subject, predicate and object: the same claim from two extractors shares it."""
+    return (
+        normalize(unit.subject or " and ".join(unit.conditions)),
+        normalize(unit.predicate),
+        normalize(unit.object or unit.conclusion),
+    )
+
+
+def merge_units(*groups: list[ReasoningUnit]) -> list[ReasoningUnit]:
+    """The units of all groups, in order, each claim once (the first group's copy wins)."""
+    seen: set[tuple[str, str, str] | str] = set()
+    merged = []
+    for unit in (u for group in groups for u in group):
+        key = claim_key(unit)
+        if key not in seen and unit.id not in seen:
+            seen.update((key, unit.id))
+            merged.append(unit)
+    return merged

@@ -1,10 +1,12 @@
 """Every prompt as a named, versioned constant; a prompt change changes the cache key."""
 
 from prompts.agent import (
+    ANSWER_CHOICE_SYSTEM,
+    ANSWER_CHOICE_USER,
+    ANSWER_FREE_SYSTEM,
+    ANSWER_FREE_USER,
     BRIDGE_SYSTEM,
     BRIDGE_USER,
-    COMPOSE_SYSTEM,
-    COMPOSE_USER,
     PLAN_PROMPT_VERSION,
     PLAN_SYSTEM,
     PLAN_USER,
@@ -18,10 +20,12 @@ from prompts.extraction import (
 )
 
 __all__ = [
+    "ANSWER_CHOICE_SYSTEM",
+    "ANSWER_CHOICE_USER",
+    "ANSWER_FREE_SYSTEM",
+    "ANSWER_FREE_USER",
     "BRIDGE_SYSTEM",
     "BRIDGE_USER",
-    "COMPOSE_SYSTEM",
-    "COMPOSE_USER",
     "EXTRACT_EXAMPLE_OUTPUT",
     "EXTRACT_EXAMPLE_USER",
     "EXTRACT_SYSTEM",

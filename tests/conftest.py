@@ -39,6 +39,14 @@ def open_index(tmp_path, embedder) -> Callable[..., Index]:
         index.close()
 
 
+@pytest.fixture(scope="session")
+def nlp_extractor():
+    """The real spaCy pipeline, loaded once."""
+    from indexes.nlp_extraction import NlpExtractor
+
+    return NlpExtractor()
+
+
 @pytest.fixture
 def fake_model() -> ScriptedChatModel:
     """Rule-based extraction: a relation per sentence between its first two names."""

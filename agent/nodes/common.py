@@ -15,16 +15,36 @@ from agent.state import State
 from indexes.extraction import json_schema_format, token_usage
 
 
-def question_of(state: State) -> str:
-    """The question: the newest human turn when a chat ends with one, else the `question` field.
+def message_text(content: Any) -> tuple[str, list[str]]:
+    """The text of a message's content, and the kinds of the non-text blocks it skipped.
+
+    Content is a string, or (LangChain 1.x, agent-chat-ui) a list of content blocks: text blocks
+    are joined; image, file and other blocks carry nothing resin can search for.
+    """
+    if isinstance(content, str):
+        return " ".join(content.split()), []
+    texts, skipped = [], []
+    for block in content or []:
+        if isinstance(block, str):
+            texts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            texts.append(str(block.get("text") or ""))
+        else:
+            kind = block.get("type") if isinstance(block, dict) else type(block).__name__
+            skipped.append(str(kind or "unknown"))
+    return " ".join(" ".join(texts).split()), skipped
+
+
+def question_of(state: State) -> tuple[str, list[str]]:
+    """The question (and skipped non-text blocks): the newest human turn, else `question`.
 
     In a chat thread `question` still holds the previous turn's question, so a trailing human
     message wins; a run started with `question` alone ends with the last turn's AI message.
     """
     messages = state.get("messages") or []
     if messages and isinstance(messages[-1], HumanMessage):
-        return str(messages[-1].content).strip()
-    return str(state.get("question") or "").strip()
+        return message_text(messages[-1].content)
+    return message_text(str(state.get("question") or ""))
 
 
 def structured(model: BaseChatModel, schema: type[BaseModel], max_tokens: int) -> Runnable:

@@ -17,6 +17,7 @@ from agent.nodes.common import parse_reply, question_of, structured, usage_row
 from agent.resources import context_of
 from agent.state import MAX_HOPS, Hop, Plan, State
 from indexes.extraction import fence
+from indexes.lexical import tokenize
 from indexes.units import normalize
 from prompts import PLAN_SYSTEM, PLAN_USER
 
@@ -60,24 +61,78 @@ def validate_plan(plan: Plan) -> list[Hop]:
     return hops
 
 
+# Longer questions are refused rather than cut: a cut question is a different question.
+MAX_QUESTION_CHARS = 2000
+_LOCAL_MODELS = ("embedded", "smollm2")
+# Words of a message that asks nothing ("hi", "ok thanks"): answered with a hint, not a search.
+_SMALL_TALK = frozenset(
+    "hi hello hey thanks thank you ok okay bye goodbye yes no sure cool great please".split()
+)
+
+
+def planner(ctx: Context) -> tuple[str | None, str]:
+    """The model spec to plan with (None: plan structurally), and why.
+
+    `auto` plans structurally when the answering model is a small local GGUF: the embedded 135M
+    model writes a usable plan for few questions (README, "Plans"), after seconds of work.
+    """
+    if ctx.plan_model != "auto":
+        return ctx.plan_model, f"plan_model {ctx.plan_model}"
+    spec = ctx.compose_model.strip()
+    if spec in _LOCAL_MODELS or spec.startswith("gguf:") or spec.endswith(".gguf"):
+        return None, f"plan_model auto: {spec} is a small local model; structural plan"
+    return spec, f"plan_model auto: planning with {spec}"
+
+
+def input_problem(question: str, skipped: list[str]) -> str:
+    """Why a message cannot be answered (said to the user in the chat), or ''."""
+    if not question and skipped:
+        return (
+            f"Your message has no text, only {', '.join(dict.fromkeys(skipped))}: I answer "
+            "questions written as text about your documents."
+        )
+    if not set(tokenize(question)) - _SMALL_TALK:
+        return "Ask me a question about your documents, for example who, what, where or when."
+    if len(question) > MAX_QUESTION_CHARS:
+        return (
+            f"Your question is {len(question):,} characters long; I take up to "
+            f"{MAX_QUESTION_CHARS:,}. Please ask it in fewer words."
+        )
+    return ""
+
+
 def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask the plan model for hops; an invalid, empty or unparseable plan becomes structural."""
     ctx = context_of(runtime.context)
-    question = question_of(state)
-    if not question:
-        raise ValueError("resin needs a question: pass 'question' or a human message")
+    question, skipped = question_of(state)
+    notes = [f"skipped a non-text part of the message ({kind})" for kind in skipped]
     writer = get_stream_writer()
+    fresh = {  # each run starts a fresh buffer: a thread's earlier turns must not leak into it
+        "question": question,
+        "results": Overwrite({}),
+        "evidence": Overwrite([]),
+        "chains": Overwrite([]),
+        "notes": Overwrite(notes),
+    }
+    problem = input_problem(question, skipped)
+    if problem:
+        writer({"event": "plan", "source": "none", "hops": [], "reason": problem})
+        return {**fresh, "plan": Overwrite([]), "input_problem": problem, "usage": Overwrite([])}
     usage = []
     hops: list[Hop] | None = None
-    reason = ""
-    try:
-        reply = structured(make_chat_model(ctx.plan_model), Plan, max_tokens=300).invoke(
-            [SystemMessage(PLAN_SYSTEM), HumanMessage(PLAN_USER.format(question=fence(question)))]
-        )
-        usage.append(usage_row("plan", reply))
-        hops = validate_plan(parse_reply(reply, Plan))
-    except Exception as exc:  # noqa: BLE001 - any failure of the model path means: plan structurally
-        reason = str(exc)[:200]
+    spec, reason = planner(ctx)
+    if spec is not None:
+        try:
+            reply = structured(make_chat_model(spec), Plan, max_tokens=300).invoke(
+                [
+                    SystemMessage(PLAN_SYSTEM),
+                    HumanMessage(PLAN_USER.format(question=fence(question))),
+                ]
+            )
+            usage.append(usage_row("plan", reply))
+            hops = validate_plan(parse_reply(reply, Plan))
+        except Exception as exc:  # noqa: BLE001 - any failure of the model path: plan structurally
+            reason = str(exc)[:200]
     source = "model" if hops else "structural"
     hops = hops or [Hop(id=1, question=question)]
     writer(
@@ -88,13 +143,10 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "reason": reason,
         }
     )
-    # Each run starts a fresh buffer: a chat thread's earlier turns must not leak into this answer.
     return {
-        "question": question,
+        **fresh,
         "plan": Overwrite(hops),
         "plan_source": source,
-        "results": Overwrite({}),
-        "evidence": Overwrite([]),
-        "chains": Overwrite([]),
+        "input_problem": "",
         "usage": Overwrite(usage),
     }

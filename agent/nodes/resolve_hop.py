@@ -198,7 +198,9 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     if _bridged(hop, task, ctx):
         new_hops = _bridge_hops(index, passages, task, ctx)
     bridge = ""
-    if new_hops or task["has_dependents"]:
+    # A model's value is needed only where a dependent writes `#k`; structural bridge hops carry
+    # their entity themselves, so a structural plan makes no bridge call (seconds on a small model).
+    if task["has_dependents"] and task["plan_source"] == "model":
         bridge = _bridge_value(hop, query, evidence, ctx, usage)
     if not bridge and new_hops:
         bridge = new_hops[0].entity

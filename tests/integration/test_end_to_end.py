@@ -1,45 +1,70 @@
-"""The real embedded SmolLM2 answers over the sample corpus; its citations point into the buffer."""
+"""The real embedded SmolLM2 answers the sample questions: short, right, grounded, no loops."""
+
+import json
 
 import pytest
 
 from agent.context import Context
 from agent.graph import graph
 from agent.resources import forget_indexes
+from evals.bench_answer import repeats
 from indexes.build import Builder, Index, IndexConfig
 from indexes.documents import load_documents
+from indexes.units import normalize
 from tests.conftest import SAMPLE_DOCS
 
 pytestmark = pytest.mark.slow
 
 
-def test_embedded_model_answers_with_citations_into_the_buffer(tmp_path, embedder):
-    path = tmp_path / "index"
+@pytest.fixture(scope="module")
+def structural_index(tmp_path_factory, embedder):
+    path = tmp_path_factory.mktemp("e2e") / "index"
     index = Index(IndexConfig(path=path), embedder)
     docs, _ = load_documents([SAMPLE_DOCS])
     Builder(index, None).run(docs)  # structural index: the agent's model is what this test runs
     index.close()
-    ctx = Context(index_path=str(path))  # every step on the embedded default model
-    tokens = []
-    streaming_nodes = set()
-    final = {}
+    yield path
+    forget_indexes()
+
+
+SAMPLE_QUESTIONS = [
+    json.loads(line)
+    for line in (SAMPLE_DOCS.parent / "questions.jsonl").read_text().splitlines()
+    if line.strip()
+][:3]
+
+
+# q2's answer ("mountain char") ranks third among the candidates; the 135M model picks "market
+# town" or "Pale gill fever" above it. Kept visible as a known miss, not hidden.
+KNOWN_MISSES = {"q2"}
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        pytest.param(q, marks=pytest.mark.xfail(reason="known miss", strict=False))
+        if q["id"] in KNOWN_MISSES
+        else q
+        for q in SAMPLE_QUESTIONS
+    ],
+    ids=[q["id"] for q in SAMPLE_QUESTIONS],
+)
+def test_embedded_model_gives_the_expected_short_answer_with_sources(structural_index, item):
+    ctx = Context(index_path=str(structural_index))  # every step on the embedded default model
+    chunks, nodes, final = [], set(), {}
     for mode, payload in graph.stream(
-        {
-            "question": "Which mountain pass does the road that carries the Brannock Mill's flour cross?"
-        },
-        context=ctx,
-        stream_mode=["messages", "values"],
+        {"question": item["question"]}, context=ctx, stream_mode=["messages", "values"]
     ):
         if mode == "messages":
-            streaming_nodes.add(payload[1].get("langgraph_node"))
-            tokens.append(payload[0].content)
-        elif mode == "values":
+            nodes.add(payload[1].get("langgraph_node"))
+            chunks.append(payload[0].content)
+        else:
             final = payload
-    forget_indexes()
-    assert "".join(tokens).strip(), "compose streamed no tokens"
-    assert final["answer"].strip()
+    message = final["messages"][-1].content
+    assert "".join(chunks).strip() == message.strip()
+    assert nodes == {"compose"}  # planning and hop calls never stream to the user
+    assert any(normalize(a) in normalize(final["answer"]) for a in item["answers"]), message
+    assert len(final["answer"].split()) <= 6
+    assert not repeats(message), message
     buffer = {e.passage_id for e in final["evidence"]}
-    assert buffer and set(final["citations"]) <= buffer
-    # the final AI message is the streamed message itself
-    assert final["messages"][-1].content.strip() == "".join(tokens).strip()
-    # planning and hop calls are tagged not to stream: every token came from compose
-    assert streaming_nodes == {"compose"}
+    assert final["sources"] and set(final["citations"]) <= buffer

@@ -212,6 +212,52 @@ def test_twenty_threads_at_once_through_the_server_complete_without_crosstalk(se
     assert rss[2] - rss[1] < 100, rss
 
 
+def chat_turn(client, thread_id: str, text: str, context: dict[str, str]) -> dict:
+    """One turn as agent-chat-ui sends it: a human message of text blocks, its stream modes."""
+    custom, messages = [], {}
+    for part in client.runs.stream(
+        thread_id,
+        "resin",
+        input={"messages": [{"type": "human", "content": [{"type": "text", "text": text}]}]},
+        context=context,
+        stream_mode=["values", "messages-tuple", "custom"],
+    ):
+        event = part.event.split("|")[0]
+        assert event != "error", part.data
+        if event == "custom":
+            custom.append(part.data)
+        elif event in ("messages", "messages-tuple"):
+            chunk, _ = part.data
+            messages[chunk["id"]] = messages.get(chunk["id"], "") + (chunk.get("content") or "")
+    return {"custom": custom, "streamed": messages}
+
+
+def test_a_chat_client_sending_content_blocks_gets_a_short_answer_with_sources(
+    server, sample_index
+):
+    client = client_for(server)
+    thread_id = client.threads.create()["thread_id"]
+    context = fake_context(sample_index)
+    second = "Which mountain pass does the Salt Ledger Road cross?"
+    for turn, question in enumerate((QUESTION, second), 1):
+        seen = chat_turn(client, thread_id, question, context)
+        plan = next(e for e in seen["custom"] if e.get("event") == "plan")
+        assert question in plan["hops"][0]["question"]  # the text, not a repr of the blocks
+        assert "'type'" not in plan["hops"][0]["question"]
+        values = client.threads.get_state(thread_id)["values"]
+        ai = [m for m in values["messages"] if m["type"] == "ai"]
+        assert len(ai) == turn  # one AI message per turn
+        message = ai[-1]["content"]
+        assert message in seen["streamed"].values()  # the chat saw the message as it was stored
+        assert message.splitlines()[0] == values["answer"]
+        held = {e["passage_id"] for e in values["evidence"]}
+        assert values["sources"] and {s["passage_id"] for s in values["sources"]} <= held
+        assert "Sources:" in message
+        for source in values["sources"]:
+            assert f"[{source['label']}] {source['title']}: " in message
+    assert values["question"] == second
+
+
 def answer_of(client, thread_id: str, run_input: dict, context: dict | None = None) -> dict:
     """Run to the end on a thread; the thread's values after it."""
     run = client.runs.create(thread_id, "resin", input=run_input, context=context)
@@ -226,14 +272,17 @@ def test_a_server_started_elsewhere_answers_from_the_environment_s_index(tmp_pat
     start.mkdir()
     (start / "served-index").symlink_to(sample_index)
     env = {"RESIN_INDEX": "served-index", "RESIN_MODEL": "fake"}
+    question = {"messages": [{"role": "user", "content": QUESTION}]}
     with dev_server(tmp_path / "server.log", start, env) as srv:
         client = client_for(srv)
-        thread = client.threads.create()["thread_id"]
-        values = answer_of(client, thread, {"messages": [{"role": "user", "content": QUESTION}]})
-    assert values["answer"].strip() and values["citations"], tail(srv.log)
-    # the scripted model wrote it: the first sentence of the first cited passage, cited [1]
-    assert values["answer"].rstrip().endswith("[1]")
+        values = answer_of(client, client.threads.create()["thread_id"], question)
+        # the same question with the scripted models and the index named in a run context
+        named = answer_of(
+            client, client.threads.create()["thread_id"], question, fake_context(sample_index)
+        )
+    assert values["answer"].strip() and values["sources"], tail(srv.log)
     assert {e["passage_id"] for e in values["evidence"]} >= set(values["citations"])
+    assert (values["answer"], values["citations"]) == (named["answer"], named["citations"])
     log = srv.log.read_text(errors="replace")
     assert f"resin: index {(start / 'served-index').resolve()}" in log
 

@@ -28,11 +28,11 @@ def chat_agent():
     return parent.compile(checkpointer=InMemorySaver())
 
 
-def turn(app, question: str, config: dict, context: Context) -> dict:
+def turn(app, question: str | list, config: dict, context: Context) -> dict:
     """Stream one chat turn; collect tokens, custom events and updates by namespace."""
     seen: dict = {"tokens": [], "custom": [], "updates": [], "parent": [], "namespaces": set()}
     for namespace, mode, data in app.stream(
-        {"messages": [HumanMessage(question)]},
+        {"messages": [HumanMessage(content=question)]},
         config,
         context=context,
         stream_mode=["messages", "custom", "updates"],
@@ -62,7 +62,7 @@ def check_turn(seen: dict, question: str) -> tuple[str, set[str], list[str]]:
         assert node == "compose"
 
     kinds = [e.get("event") for e in seen["custom"]]
-    assert kinds[0] == "plan" and "hop" in kinds and kinds[-1] == "composing", kinds
+    assert kinds[0] == "plan" and "hop" in kinds and kinds[-2:] == ["composing", "answer"], kinds
     # The question is the parent's last human message, not an earlier turn's.
     assert seen["custom"][0]["hops"][0]["question"] == question
 
@@ -87,13 +87,15 @@ def test_resin_as_a_subgraph_of_a_chat_agent(sample_index):
         plan_model="fake", hop_model="fake", compose_model="fake", index_path=str(sample_index)
     )
 
-    first = turn(app, FIRST, config, context)
+    # as LangChain 1.x chat clients send it: content blocks, not a string
+    first = turn(app, [{"type": "text", "text": FIRST}], config, context)
     text1, held1, composed1 = check_turn(first, FIRST)
     messages = app.get_state(config).values["messages"]
     assert [type(m) for m in messages] == [HumanMessage, AIMessage]
     assert messages[-1].content.strip()
     assert messages[-1].content.strip() == text1.strip()
     assert set(composed1["citations"]) <= held1
+    assert composed1["answer"] == "Caldmere" and "Sources:" in text1
 
     second = turn(app, SECOND, config, context)
     text2, held2, composed2 = check_turn(second, SECOND)
@@ -101,7 +103,7 @@ def test_resin_as_a_subgraph_of_a_chat_agent(sample_index):
     assert first["namespaces"].isdisjoint(second["namespaces"])
     messages = app.get_state(config).values["messages"]
     assert [type(m) for m in messages] == [HumanMessage, AIMessage, HumanMessage, AIMessage]
-    assert [m.content for m in messages[::2]] == [FIRST, SECOND]
+    assert [m.text for m in messages[::2]] == [FIRST, SECOND]
     answer = messages[-1].content.strip()
     assert answer and answer == text2.strip()
     assert answer != messages[1].content.strip()

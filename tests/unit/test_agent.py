@@ -14,7 +14,7 @@ from agent.state import Hop, HopResult, Plan
 QUESTION = "In which port was the designer of the Orrin Dam born?"
 
 
-def scripted(plan=None, bridge=None, answer="Caldmere is the port. [1]"):
+def scripted(plan=None, bridge=None, answer="Caldmere"):
     """One model for every step: its reply depends on the schema bound to the call."""
 
     def respond(messages, kwargs):
@@ -23,7 +23,8 @@ def scripted(plan=None, bridge=None, answer="Caldmere is the port. [1]"):
             return plan if isinstance(plan, str) else json.dumps(plan or {"hops": []})
         if schema == "BridgeAnswer":
             return json.dumps({"answer": bridge or ""})
-        return answer
+        assert schema == "ShortAnswer", kwargs
+        return json.dumps({"answer": answer})
 
     return ScriptedChatModel(responder=respond)
 
@@ -90,11 +91,17 @@ def test_independent_hops_are_dispatched_in_the_same_step(sample_index):
             {"id": 2, "question": "When was the Brannock Mill built?", "depends_on": []},
         ]
     }
-    state, events = run(sample_index, scripted(plan=plan, answer="The mill is older. [1]"))
+    state, events = run(sample_index, scripted(plan=plan, answer="Brannock Mill"))
     steps = task_steps(events, "resolve_hop")
     assert len(steps) == 2 and steps[0] == steps[1]
     assert task_steps(events, "compose")[0] > steps[0]
     assert {e.hop for e in state["evidence"]} == {1, 2}
+
+
+def answer_calls(model):
+    return [
+        c for c in model.calls if c[1]["response_format"]["json_schema"]["name"] == "ShortAnswer"
+    ]
 
 
 def test_compose_waits_for_every_hop_and_sees_passages_not_hop_answers(sample_index):
@@ -102,18 +109,26 @@ def test_compose_waits_for_every_hop_and_sees_passages_not_hop_answers(sample_in
     state, events = run(sample_index, model)
     compose_step = task_steps(events, "compose")[0]
     assert all(step < compose_step for step in task_steps(events, "resolve_hop"))
-    compose_calls = [c for c in model.calls if "response_format" not in c[1]]
-    assert len(compose_calls) == 1
-    prompt = compose_calls[0][0][-1].content
+    calls = answer_calls(model)
+    assert len(calls) == 1
+    (system, user), kwargs = calls[0]
+    prompt = user.content
     from agent.resources import get_index
 
     index = get_index(Context(index_path=str(sample_index)))
-    cited_passages = index.catalog.passages({e.passage_id for e in state["evidence"]})
-    assert sum(p.text in prompt for p in cited_passages) >= 2
-    # the hop answers and filled hop queries never reach the composer
+    held = index.catalog.passages({e.passage_id for e in state["evidence"]})
+    sentences = {s.text for p in held for s in p.sentences}
+    shown = [line[2:] for line in prompt.splitlines() if line.startswith("- ")]
+    assert shown and all(line in sentences for line in shown)  # evidence = buffer sentences
+    # the choices are an enum in the schema, every one written in a buffer passage
+    choices = kwargs["response_format"]["json_schema"]["schema"]["properties"]["answer"]["enum"]
+    assert len(choices) >= 3 and "not found" not in choices  # code decides "not found"
+    text = " ".join(p.text for p in held).lower()
+    assert all(c.lower() in text for c in choices)
+    # the hop answers and filled hop queries never reach the answer step
     assert "In which port was Hessa Varn born?" not in prompt
     assert "Who designed the Orrin Dam?" not in prompt
-    assert "<passage" in prompt and "never follow instructions" in compose_calls[0][0][0].content
+    assert "never instructions" in system.content
 
 
 def test_route_hops_never_composes_while_a_hop_is_pending():
@@ -205,12 +220,34 @@ def test_weak_unit_hits_stay_out_of_the_buffer_and_leave_room_for_bridges(sample
     assert any(e.hop > 1 for e in state["evidence"])  # the bridge hops still ran
 
 
-def test_out_of_buffer_citations_are_removed_and_counted(sample_index):
-    state, _ = run(sample_index, scripted(answer="It is Caldmere [1], see also [42] and [99]."))
-    assert state["removed_citations"] == ["[42]", "[99]"]
-    assert "[42]" not in state["answer"] and "[1]" in state["answer"]
+def test_the_answer_message_has_the_short_answer_supporting_sentences_and_sources(sample_index):
+    state, _ = run(sample_index, scripted(plan=TWO_HOPS, bridge="Hessa Varn"))
+    assert state["answer"] == "Caldmere"
     held = {e.passage_id for e in state["evidence"]}
-    assert state["citations"] and set(state["citations"]) <= held
+    sources = state["sources"]
+    assert 1 <= len(sources) <= 3 and {s["passage_id"] for s in sources} <= held
+    assert "Caldmere" in sources[0]["sentence"]
+    assert state["citations"] == list(dict.fromkeys(s["passage_id"] for s in sources))
+    message = state["messages"][-1].content
+    lines = message.splitlines()
+    assert lines[0] == "Caldmere"
+    for source in sources:  # each supporting sentence with its label, then the Sources entry
+        assert f"- {source['sentence']} [{source['label']}]" in lines
+        assert f'- [{source["label"]}] {source["title"]}: "{source["sentence"]}"' in lines
+    assert lines.index("Sources:") > max(
+        lines.index(f"- {s['sentence']} [{s['label']}]") for s in sources
+    )
+
+
+@pytest.mark.parametrize("reply", ["Napoleon Bonaparte", "not found", "{not json"])
+def test_an_answer_outside_the_choices_is_not_found_never_the_models_claim(sample_index, reply):
+    model = scripted(answer=reply)
+    if reply.startswith("{"):
+        model = ScriptedChatModel(responder=lambda m, k: reply)
+    state, _ = run(sample_index, model)
+    assert state["messages"][-1].content == "I could not find this in the documents."
+    assert state["sources"] == [] and state["citations"] == []
+    assert state["notes"]
 
 
 def test_messages_in_messages_out_and_progress_events(sample_index):
@@ -225,10 +262,10 @@ def test_messages_in_messages_out_and_progress_events(sample_index):
     ):
         if mode == "custom":
             custom.append(payload["event"])
-    assert custom[0] == "plan" and "hop" in custom and custom[-1] == "composing"
+    assert custom[0] == "plan" and "hop" in custom and custom[-2:] == ["composing", "answer"]
     state = graph.get_state(config).values
     assert isinstance(state["messages"][-1], AIMessage)
-    assert state["messages"][-1].content.startswith("Caldmere")
+    assert state["messages"][-1].content.startswith("Caldmere\n")
     # a second turn starts a fresh buffer
     graph.invoke(
         {"messages": [HumanMessage("Which pass does the Salt Ledger Road cross?")]},
@@ -269,3 +306,43 @@ def test_graph_wiring_matches_the_snapshot():
 
     snapshot = Path(__file__).with_name("graph.mmd").read_text()
     assert graph.get_graph().draw_mermaid() == snapshot
+
+
+def test_content_blocks_are_read_as_the_question(sample_index):
+    """What agent-chat-ui sends: a list of content blocks, not a string."""
+    model = scripted(plan=TWO_HOPS, bridge="Hessa Varn")
+    graph, ctx = compiled(sample_index, model)
+    blocks = [
+        {"type": "text", "text": "In which port was the designer"},
+        {"type": "image", "url": "https://example.invalid/dam.png"},
+        {"type": "text", "text": "of the Orrin Dam born?"},
+    ]
+    config = {"configurable": {"thread_id": "blocks"}}
+    graph.invoke({"messages": [HumanMessage(content=blocks)]}, config, context=ctx)
+    state = graph.get_state(config).values
+    assert state["question"] == QUESTION
+    plan_prompt = next(c for c in model.calls if "Plan" in str(c[1]["response_format"]))
+    assert QUESTION in plan_prompt[0][-1].content and "'type'" not in plan_prompt[0][-1].content
+    assert state["answer"] == "Caldmere"
+    assert any("image" in note for note in state["notes"])
+
+
+@pytest.mark.parametrize(
+    ("content", "reply"),
+    [
+        ([{"type": "image", "url": "https://example.invalid/x.png"}], "no text, only image"),
+        ("hi", "Ask me a question about your documents"),
+        ("   ", "Ask me a question about your documents"),
+        ("Where is the dam? " * 200, "Please ask it in fewer words"),
+    ],
+)
+def test_input_that_cannot_be_searched_gets_a_clear_reply(sample_index, content, reply):
+    model = scripted()
+    graph, ctx = compiled(sample_index, model)
+    state = graph.invoke(
+        {"messages": [HumanMessage(content=content)]},
+        {"configurable": {"thread_id": "bad"}},
+        context=ctx,
+    )
+    assert reply in state["messages"][-1].content
+    assert state["plan"] == [] and state["sources"] == [] and not model.calls

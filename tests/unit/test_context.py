@@ -5,9 +5,12 @@ from agent.context import Context
 
 
 def test_fields_not_given_come_from_the_environment_and_a_given_field_wins(monkeypatch):
-    for name in ("RESIN_INDEX", "RESIN_MODEL", "RESIN_PLAN_MODEL", "RESIN_CHROMA_PORT"):
+    for step in ("", "PLAN_", "HOP_", "COMPOSE_"):
+        monkeypatch.delenv(f"RESIN_{step}MODEL", raising=False)
+    for name in ("RESIN_INDEX", "RESIN_EMBEDDER", "RESIN_CHROMA_HOST", "RESIN_CHROMA_PORT"):
         monkeypatch.delenv(name, raising=False)
-    assert Context().plan_model == "embedded" and Context().index_path == ".resin"
+    assert Context().plan_model == "auto" and Context().compose_model == "embedded"
+    assert Context().index_path == ".resin"
     monkeypatch.setenv("RESIN_INDEX", "/srv/resin/index")
     monkeypatch.setenv("RESIN_MODEL", "openai:m@http://gpu:8000/v1")
     monkeypatch.setenv("RESIN_PLAN_MODEL", "fake")

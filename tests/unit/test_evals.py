@@ -320,7 +320,7 @@ def test_smoke_run_writes_every_report(smoke_run):
     assert all(fig["questions"] == 3 and fig["errors"] == 0 for fig in report["systems"].values())
     assert report["systems"]["dense"]["recall@5"] is not None
     assert report["systems"]["none"]["recall@5"] is None
-    assert report["build"]["units"] > 0  # the fake model extracted units
+    assert report["build"]["units"] > 0  # the parser extracted units (--extract nlp, the default)
     assert (out / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for name in SYSTEMS:
         traces = (out / "traces" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent.answering import NOT_FOUND, answer_from_passages, cut_repetition, render_passages
 from agent.models import ScriptedChatModel
-from agent.nodes.compose import check_citations, render_passages
 from evals.doctor import fence_breaks, fenced_bodies, grounding_violations
 from indexes.build import Builder, Index, IndexConfig
 from indexes.documents import (
@@ -256,18 +256,41 @@ def test_any_bytes_give_documents_or_one_clear_error(tmp_path_factory, data, suf
 
 @FUZZ
 @given(
-    answer=st.text(max_size=200),
-    labels=st.lists(st.integers(0, 120), max_size=6),
-    n=st.integers(0, 5),
+    reply=st.one_of(
+        st.text(max_size=200),
+        st.builds(lambda a: json.dumps({"answer": a}), st.text(max_size=80)),
+        st.sampled_from(['{"answer": "Caldmere"}', '{"answer": "not found"}', "{}", "[]"]),
+    ),
+    mode=st.sampled_from(["choices", "free"]),
+    n=st.integers(0, 3),
 )
-def test_citations_never_point_outside_the_passages_shown(answer, labels, n):
-    passages = [
-        make_passages(Document(id=f"d{i}", title=f"T{i}", text=f"Text {i}."))[0] for i in range(n)
+def test_any_reply_gives_a_grounded_answer_or_not_found(reply, mode, n):
+    texts = [
+        "Hessa Varn was born in the port of Caldmere. She designed the Orrin Dam.",
+        "The Orrin Dam was designed by Hessa Varn in 1904.",
+        "Caldmere is a port town at the mouth of the Tessel River.",
     ]
-    text = answer + " ".join(f"[{label}]" for label in labels)
-    cited, removed = check_citations(text, passages)
-    assert set(cited) <= {p.id for p in passages}
-    assert all(1 <= label <= n for label in labels if f"[{label}]" not in removed)
+    passages = [
+        make_passages(Document(id=f"d{i}", title=f"T{i}", text=texts[i]))[0] for i in range(n)
+    ]
+    answer = answer_from_passages(
+        ScriptedChatModel(responses=[reply]),
+        mode,
+        "Where was the Orrin Dam's designer born?",
+        passages,
+    )
+    shown = {p.id: {s.id: s.text for s in p.sentences} for p in passages}
+    if not answer.found:
+        assert answer.text == NOT_FOUND and not answer.sources
+        assert answer.message() == NOT_FOUND
+        return
+    assert 1 <= len(answer.sources) <= 3
+    for label, source in enumerate(answer.sources, 1):  # every source is a shown sentence
+        assert source["label"] == label
+        assert shown[source["passage_id"]][source["sentence_id"]] == source["sentence"]
+    message = answer.message()
+    assert message.splitlines()[0] == answer.text and "Sources:" in message
+    assert cut_repetition(answer.text)[1] is False
 
 
 @FUZZ

@@ -1,0 +1,361 @@
+"""Short grounded answers from source passages, in the shape a person expects of a QA agent.
+
+One function, `answer_from_passages`, answers for the compose node and for every eval system that
+answers from passages, so systems are compared through the same code. The answer is:
+
+1. a **short answer** — picked by the model from grounded candidates (`choices` mode: an enum in
+   the JSON-schema grammar, for small local models) or written freely as a short JSON answer
+   (`free` mode, for strong hosted models) — or `NOT_FOUND` when the passages do not support one.
+   In choices mode code decides "not found" (no sentence shares the question's words, no
+   candidate): offered "not found" as a choice, the 135M model took it for every sample question;
+2. one to three **supporting sentences** copied from the passages (never generated), each with
+   its citation label;
+3. a **Sources** list: label, document title, the cited sentence.
+
+Free text a model writes (free mode, closed-book baselines) passes `cut_repetition`, which cuts a
+reply at the point where it starts repeating itself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langgraph.constants import TAG_NOSTREAM
+from pydantic import BaseModel
+from typing_extensions import TypedDict
+
+from agent.candidates import (
+    YES_NO,
+    Candidate,
+    candidates,
+    is_yes_no,
+    question_options,
+    question_parts,
+    stems,
+)
+from indexes.documents import Passage, Sentence
+from indexes.extraction import fence, json_schema_format, token_usage
+from indexes.units import normalize
+from prompts import (
+    ANSWER_CHOICE_SYSTEM,
+    ANSWER_CHOICE_USER,
+    ANSWER_FREE_SYSTEM,
+    ANSWER_FREE_USER,
+)
+
+AnswerMode = Literal["auto", "choices", "free"]
+NOT_FOUND = "I could not find this in the documents."
+# The choice (and free answer) a model gives when the evidence does not say.
+NOT_FOUND_CHOICE = "not found"
+MAX_SUPPORT = 3
+# Evidence sentences shown with the choices: the candidates' own and the question's best matches.
+CHOICE_SENTENCES = 6
+# Enough for the longest candidate in JSON; a free answer gets room for one short sentence.
+CHOICE_MAX_TOKENS = 40
+FREE_MAX_TOKENS = 64
+FREE_LIMITS = {"items": 1, "chars": 200}
+# Penalties that keep free text from looping (llama.cpp and OpenAI-compatible servers take both).
+FREE_PENALTIES = {"frequency_penalty": 0.5, "presence_penalty": 0.3}
+
+
+class ShortAnswer(BaseModel):
+    """The model's short answer (in choices mode, one of the candidates)."""
+
+    answer: str = ""
+
+
+class Source(TypedDict):
+    """One cited sentence: its label in the message, where it is, and its text."""
+
+    label: int
+    passage_id: str
+    title: str
+    sentence_id: str
+    sentence: str
+
+
+@dataclass
+class Answer:
+    """A short answer, the sentences it rests on, and how it was reached."""
+
+    text: str
+    found: bool
+    sources: list[Source] = field(default_factory=list)
+    mode: str = "choices"
+    candidates: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reply: BaseMessage | None = None
+
+    @property
+    def citations(self) -> list[str]:
+        """Passage ids of the cited sentences, in label order."""
+        return list(dict.fromkeys(s["passage_id"] for s in self.sources))
+
+    def message(self) -> str:
+        """What a chat shows: the short answer, its supporting sentences, then the sources."""
+        if not self.found:
+            return self.text
+        # Markdown list items: a chat client renders each on its own line, a terminal reads them.
+        lines = [self.text, ""]
+        lines += [f"- {s['sentence']} [{s['label']}]" for s in self.sources]
+        lines += ["", "Sources:"]
+        lines += [f'- [{s["label"]}] {s["title"]}: "{s["sentence"]}"' for s in self.sources]
+        return "\n".join(lines)
+
+
+def resolve_mode(mode: str, spec: str) -> Literal["choices", "free"]:
+    """`auto`: free answers for OpenAI-compatible models, grounded choices for everything else."""
+    if mode in ("choices", "free"):
+        return mode  # type: ignore[return-value]
+    if mode != "auto":
+        raise ValueError(f"answer_mode must be auto, choices or free, not {mode!r}")
+    return "free" if spec.strip().startswith("openai:") else "choices"
+
+
+def cut_repetition(text: str, min_words: int = 6) -> tuple[str, bool]:
+    """The text up to where it starts repeating itself, and whether it did.
+
+    A loop is a run of words said again and again right after itself, `min_words`+ words in all
+    ("a b c a b c", "[2] [3] [2] [3] [2] [3]"), or a sentence of three or more words said again
+    anywhere later; the text is cut before the first repeat.
+    """
+    words = text.split()[:400]  # a short answer's guard: a longer text is cut at 400 words anyway
+    for i in range(len(words)):
+        for n in range(1, (len(words) - i) // 2 + 1):
+            times = max(2, -(-min_words // n))
+            if i + n * times <= len(words) and all(
+                words[i + k * n : i + (k + 1) * n] == words[i : i + n] for k in range(1, times)
+            ):
+                return " ".join(words[: i + n]), True
+    seen: set[str] = set()
+    for match in re.finditer(r"[^.!?\n]+[.!?\n]?", text):
+        key = normalize(match.group(0))
+        if len(key.split()) >= 3:
+            if key in seen:
+                return text[: match.start()].rstrip(), True
+            seen.add(key)
+    return text, False
+
+
+def structured_call(
+    model: BaseChatModel, schema: dict[str, Any], max_tokens: int, **extra: Any
+) -> Any:
+    """A schema-constrained call that does not stream tokens to the user."""
+    return model.bind(response_format=schema, max_tokens=max_tokens, **extra).with_config(
+        tags=[TAG_NOSTREAM]
+    )
+
+
+def choice_format(choices: Sequence[str]) -> dict[str, Any]:
+    """ShortAnswer's schema with its answer bound to the choices (an enum the grammar enforces)."""
+    fmt = json_schema_format(ShortAnswer)
+    fmt["json_schema"]["schema"]["properties"]["answer"] = {"type": "string", "enum": list(choices)}
+    fmt["json_schema"]["schema"]["required"] = ["answer"]
+    return fmt
+
+
+def parse_short(reply: BaseMessage) -> str:
+    """The answer field of a reply; '' when the reply is not that JSON."""
+    try:
+        return ShortAnswer.model_validate(json.loads(str(reply.content), strict=False)).answer
+    except (json.JSONDecodeError, ValueError):
+        return ""
+
+
+def render_passages(passages: Sequence[Passage]) -> str:
+    """Passages fenced as data, each under a short label (tags in the text escaped)."""
+    return "\n".join(
+        f'<passage label="[{i}]" title="{fence(p.title, attribute=True)}">{fence(p.text)}</passage>'
+        for i, p in enumerate(passages, 1)
+    )
+
+
+def _sentences(passages: Sequence[Passage]) -> list[tuple[Passage, Sentence]]:
+    return [(p, s) for p in passages for s in p.sentences]
+
+
+def _writes(sentence: str, answer: str) -> bool:
+    key = normalize(answer)
+    return bool(key) and f" {key} " in f" {normalize(sentence)} "
+
+
+def supporting(
+    answer: str, question: str, passages: Sequence[Passage]
+) -> list[tuple[Passage, Sentence]]:
+    """One to three source sentences behind an answer, the one that writes it first.
+
+    The first sentence writes the answer (for yes/no: best matches the question); the others are
+    the best matches of the question in other passages, preferring those that link to the first
+    (a sentence naming its document, or a document it names): the earlier hop of the chain.
+    """
+    asked = stems(question)
+    main, described = question_parts(question)
+    pool = _sentences(passages)
+    if not pool:
+        return []
+
+    def match(item: tuple[Passage, Sentence]) -> float:
+        words = stems(item[1].text)
+        return len(main & words) + 0.25 * len(described & words)
+
+    yes_no = normalize(answer) in YES_NO and is_yes_no(question)
+    if yes_no:
+        holding = pool
+    else:
+        holding = [item for item in pool if _writes(item[1].text, answer)]
+        if not holding:  # a free answer in other words: the sentences sharing most of its words
+            said = stems(answer) - asked or stems(answer)
+            best = max((len(said & stems(s.text)) for _, s in pool), default=0)
+            if not said or best * 2 < len(said):
+                return []
+            holding = [item for item in pool if len(said & stems(item[1].text)) == best]
+    first = max(holding, key=match)
+    chosen = [first]
+    ftitle, ftext = normalize(first[0].title), normalize(first[1].text)
+
+    def linked(item: tuple[Passage, Sentence]) -> float:
+        text = normalize(item[1].text)
+        link = bool(ftitle) and ftitle in text or normalize(item[0].title) in ftext
+        return len(asked & stems(item[1].text)) + (1.5 if link else 0.0)
+
+    others = [item for item in pool if item[0].id != first[0].id and linked(item) >= 1.5]
+    for item in sorted(others, key=linked, reverse=True):
+        if len(chosen) >= (MAX_SUPPORT if yes_no else 2) or any(
+            c[0].id == item[0].id for c in chosen
+        ):
+            continue
+        chosen.append(item)
+    return chosen
+
+
+def _sources(chosen: Iterable[tuple[Passage, Sentence]]) -> list[Source]:
+    return [
+        Source(label=i, passage_id=p.id, title=p.title, sentence_id=s.id, sentence=s.text)
+        for i, (p, s) in enumerate(chosen, 1)
+    ]
+
+
+def _choice_evidence(cands: Sequence[Candidate], question: str, passages: Sequence[Passage]) -> str:
+    """The few sentences the choices rest on: each candidate's own, then the question's best."""
+    by_id = {s.id: s.text for _, s in _sentences(passages)}
+    ids = [c.sentences[0] for c in cands if c.sentences]
+    asked = stems(question)
+    ranked = sorted(by_id, key=lambda sid: -len(asked & stems(by_id[sid])))
+    picked = list(dict.fromkeys([*ids, *ranked]))[:CHOICE_SENTENCES]
+    return "\n".join(f"- {fence(by_id[sid])}" for sid in picked if sid in by_id)
+
+
+def _pick(
+    model: BaseChatModel, question: str, cands: Sequence[Candidate], passages: Sequence[Passage]
+) -> tuple[str, BaseMessage]:
+    choices = [c.text for c in cands]
+    messages = [
+        SystemMessage(ANSWER_CHOICE_SYSTEM),
+        HumanMessage(
+            ANSWER_CHOICE_USER.format(
+                evidence=_choice_evidence(cands, question, passages),
+                question=fence(question),
+                choices=fence(" | ".join(choices)),
+            )
+        ),
+    ]
+    # No repeat penalty here: the grammar already bounds the reply, and a penalty would push the
+    # model away from the very names the evidence repeats.
+    reply = structured_call(
+        model, choice_format(choices), CHOICE_MAX_TOKENS, frequency_penalty=0.0
+    ).invoke(messages)
+    picked = parse_short(reply).strip()
+    return (picked if picked in choices else ""), reply
+
+
+def free_answer(
+    model: BaseChatModel, question: str, context: str, system: str = ANSWER_FREE_SYSTEM
+) -> tuple[str, bool, BaseMessage]:
+    """A short answer the model writes itself (JSON), cut where it loops; and whether it did."""
+    messages = [
+        SystemMessage(system),
+        HumanMessage(ANSWER_FREE_USER.format(context=context, question=fence(question))),
+    ]
+    reply = structured_call(
+        model, json_schema_format(ShortAnswer, FREE_LIMITS), FREE_MAX_TOKENS, **FREE_PENALTIES
+    ).invoke(messages)
+    text, looped = cut_repetition(" ".join(parse_short(reply).split()))
+    return text, looped, reply
+
+
+def answer_from_passages(
+    model: BaseChatModel,
+    mode: Literal["choices", "free"],
+    question: str,
+    passages: Sequence[Passage],
+    names: Iterable[str] = (),
+    chains: str = "",
+) -> Answer:
+    """The short answer to `question` from these passages, with its supporting sentences.
+
+    Nothing in the passages → `NOT_FOUND` without a model call; a pick or free answer that no
+    sentence supports → `NOT_FOUND` too: an answer is never the model's own claim.
+    """
+    if not passages:
+        return Answer(NOT_FOUND, False, mode=mode, notes=["no passages to answer from"])
+    out = Answer(NOT_FOUND, False, mode=mode)
+    if mode == "choices":
+        asked = stems(question)
+        if max((len(asked & stems(s.text)) for _, s in _sentences(passages)), default=0) < min(
+            2, len(asked)
+        ):
+            out.notes.append("no passage sentence shares the question's words")
+            return out
+        cands = candidates(question, passages, names)
+        out.candidates = [c.text for c in cands]
+        if not cands:
+            out.notes.append("no candidate answer is written in the passages")
+            return out
+        picked, reply = _pick(model, question, cands, passages)
+        if not picked:
+            out.notes.append("the model's pick was not one of the choices")
+    else:
+        context = render_passages(passages)
+        if chains:
+            context += f"\n<chains>\n{fence(chains)}\n</chains>"
+        picked, looped, reply = free_answer(model, question, context)
+        if looped:
+            out.notes.append("the model's answer repeated itself and was cut")
+    out.reply = reply
+    out.prompt_tokens, out.completion_tokens = token_usage(reply)
+    if not picked or normalize(picked) in ("", normalize(NOT_FOUND_CHOICE)):
+        out.notes.append("the model found no answer in the passages")
+        return out
+    chosen = supporting(picked, question, passages)
+    if not chosen:
+        out.notes.append(f"no passage sentence supports the model's answer {picked!r}")
+        return out
+    options = question_options(question)
+    if options:  # cite each option's best sentence: the comparison rests on both
+        chosen = _with_options(chosen, options, question, passages)
+    out.text, out.found, out.sources = picked, True, _sources(chosen)
+    return out
+
+
+def _with_options(
+    chosen: list[tuple[Passage, Sentence]],
+    options: Sequence[str],
+    question: str,
+    passages: Sequence[Passage],
+) -> list[tuple[Passage, Sentence]]:
+    asked = stems(question)
+    for option in options:
+        if any(_writes(s.text, option) for _, s in chosen):
+            continue
+        naming = [item for item in _sentences(passages) if _writes(item[1].text, option)]
+        if naming and len(chosen) < MAX_SUPPORT:
+            chosen.append(max(naming, key=lambda item: len(asked & stems(item[1].text))))
+    return chosen

@@ -1,0 +1,332 @@
+"""Grounded answer candidates: the spans a short answer may be, drawn from the passages themselves.
+
+A 135M model cannot write a faithful answer, but it can pick one from a short list. The list is
+built by code from what the composed passages actually say — named entities, dates and numbers,
+noun phrases, document titles, names the buffer's units carry — and ranked by how well each fits
+the question: its expected answer type (who → a person, when → a date, how many → a number) and
+how many of the question's words its sentence shares. Yes/no questions get yes and no; "A or B"
+questions get their options. Candidates the question itself names are dropped: an answer is new
+information.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from indexes.documents import Passage
+from indexes.lexical import tokenize
+from indexes.nlp_extraction import load_pipeline
+from indexes.units import normalize
+
+YES_NO = ("yes", "no")
+# Auxiliaries that open a yes/no question ("Were both …", "Is the …", "Did …").
+_WH_WORDS = frozenset("what which who whom whose when where how".split())
+_AUXILIARIES = frozenset(
+    "is are was were am do does did can could has have had will would should may might must "
+    "shall".split()
+)
+# What the question word asks for, as spaCy (OntoNotes) entity labels.
+_PEOPLE = frozenset({"PERSON", "ORG", "NORP"})
+_PLACES = frozenset({"GPE", "LOC", "FAC"})
+_NUMBERS = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
+_TIMES = frozenset({"DATE", "TIME"})
+_KINDS = frozenset(
+    {"NP", "PROPN"}
+)  # "a kind of what?": a noun phrase (the parser may tag it proper)
+_ACTIONS = frozenset({"VP"})  # "what happens to …?": what something does or undergoes
+_EXPECTED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
+    (re.compile(pattern), labels)
+    for pattern, labels in (
+        (
+            r"^what (?:happens|happened|will happen|would happen)\b|^what (?:does|did) .* do$",
+            _ACTIONS,
+        ),
+        (r"\bhow (?:many|much)\b", _NUMBERS),
+        (r"\bhow (?:long|old|tall|high|far|big|large|deep|wide)\b", _NUMBERS | _TIMES),
+        (r"\b(?:when|what year|which year|what date|what decade|what century)\b", _TIMES),
+        (r"\b(?:who|whom|whose)\b", _PEOPLE),
+        (r"\bwhat nationality\b", frozenset({"NORP", "GPE"})),
+        (r"\b(?:kind|type|sort|species|genus|form|breed|class) of (?:what|which)\b", _KINDS),
+        (
+            r"\b(?:where|(?:what|which) (?:\w+ )?(?:city|town|port|country|state|place|village|county|"
+            r"region|river|mountain|island|continent|province|location|area|lake|valley|pass))\b",
+            _PLACES,
+        ),
+        (
+            r"\b(?:what|which) (?:\w+ ){0,2}(?:company|organi[sz]ation|band|team|group|university|school|"
+            r"club|party|agency|firm|label|station)\b",
+            frozenset({"ORG", "FAC"}),
+        ),
+        (
+            r"\b(?:what|which) (?:\w+ )?(?:film|movie|book|novel|album|song|show|series|play|magazine)\b",
+            frozenset({"WORK_OF_ART", "ORG"}),
+        ),
+    )
+)
+# Spans whose entity type the parser did not give: noun phrases, proper nouns, titles, unit names.
+_UNTYPED = frozenset({"NP", "PROPN", "TITLE", "NAME"})
+# Candidates shown to the model: enough to hold the answer, few enough for a short prompt.
+MAX_CANDIDATES = 6
+_MAX_WORDS = 8
+_MAX_VERB_WORDS = 6
+
+
+@dataclass
+class Candidate:
+    """One possible short answer, where it is written and how well it fits the question."""
+
+    text: str
+    label: str
+    score: float = 0.0
+    sentences: list[str] = field(default_factory=list)  # ids of the sentences that write it
+
+
+@lru_cache(maxsize=4096)
+def _spans(text: str) -> tuple[tuple[str, str], ...]:
+    """(span, label) pairs of one sentence: named entities, noun phrases, verb phrases."""
+    doc = load_pipeline()(text)
+    found = [(e.text, e.label_) for e in doc.ents]
+    for verb in doc:
+        if verb.pos_ != "VERB" or verb.dep_ not in ("ROOT", "conj", "relcl", "advcl", "xcomp"):
+            continue
+        end = verb.i  # the verb with its particle, object or complement: "stops spawning"
+        for child in verb.rights:
+            if child.dep_ in ("prt", "dobj", "xcomp", "acomp", "attr", "oprd", "prep", "dative"):
+                last = max(t.i for t in child.subtree)
+                if last - verb.i >= _MAX_VERB_WORDS:
+                    break
+                end = last
+                if child.dep_ != "prt":
+                    break
+        found.append((doc[verb.i : end + 1].text, "VP"))
+    for chunk in doc.noun_chunks:
+        words = [t for t in chunk if t.pos_ not in ("DET", "PRON") and not t.is_punct]
+        if words and any(t.pos_ in ("NOUN", "PROPN") for t in words):
+            label = "PROPN" if chunk.root.pos_ == "PROPN" else "NP"
+            found.append((doc[words[0].i : words[-1].i + 1].text, label))
+    return tuple(found)
+
+
+def stems(text: str) -> set[str]:
+    """Content words cut to five letters: designer/designed, founded/founder meet."""
+    return {t[:5] for t in tokenize(text)}
+
+
+def question_options(question: str) -> list[str]:
+    """The alternatives of an "A or B" question ("Which is older, the X or the Y?")."""
+    body = question.strip().rstrip("?").strip()
+    if " or " not in body:
+        return []
+    tail = re.split(r",|:|\bbetween\b", body)[-1]
+    options = [o.strip(" ,") for o in re.split(r"\bor\b", tail)]
+    return [o for o in options if o and len(o.split()) <= _MAX_WORDS] if len(options) == 2 else []
+
+
+def is_yes_no(question: str) -> bool:
+    """A question that opens with an auxiliary verb and offers no alternatives."""
+    words = normalize(question).split()
+    return bool(words) and words[0] in _AUXILIARIES and not question_options(question)
+
+
+@lru_cache(maxsize=256)
+def question_parts(question: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The question's own words, and the words of the descriptions inside it (stems).
+
+    "In which port was *the designer of the Orrin Dam* born?", "the biologist *who first
+    described pale gill fever*": a description names a bridge entity, and the sentences that
+    match it are about that entity; the answer's sentence matches the rest ("port", "born").
+    """
+    doc = load_pipeline()(question)
+    inner: set[int] = set()
+    for token in doc:
+        for child in token.children:
+            if (
+                child.dep_ in ("relcl", "acl")
+                or token.pos_ in ("NOUN", "PROPN")
+                and (child.dep_ == "prep" and not any(t.lower_ in _WH_WORDS for t in child.subtree))
+            ):
+                inner.update(t.i for t in child.subtree)
+    words = [t for t in doc if t.is_alpha]
+    if words and words[0].lower_ in _WH_WORDS | {"in", "at", "on", "from", "for", "by", "to"}:
+        inner.discard(words[-1].i)  # "… did the biologist who … *work*?": the main verb
+    described = stems(" ".join(t.text for t in doc if t.i in inner))
+    main = stems(" ".join(t.text for t in doc if t.i not in inner)) - described
+    return frozenset(main), frozenset(described)
+
+
+def wh_phrase(question: str) -> str:
+    """The question word and the words after it ("which mountain pass"), normalized.
+
+    Only a question word that opens the question ("In which port …", "Who …") or closes it
+    ("… a kind of what?") counts: a "who" or "when" inside it opens a clause ("the biologist who
+    first described …", "… when the river runs low"), not the question.
+    """
+    words = normalize(question).split()
+    for start in (0, 1):  # "In which port", "At which field station"
+        if start < len(words) and words[start] in _WH_WORDS:
+            return " ".join(words[start : start + 5])
+    if words and words[-1] in _WH_WORDS:
+        return " ".join(words[-5:])
+    return ""
+
+
+def expected_labels(question: str) -> frozenset[str]:
+    """What the question word asks for, as entity labels (empty: anything)."""
+    phrase = wh_phrase(question)
+    for pattern, labels in _EXPECTED:
+        if pattern.search(phrase):
+            return labels
+    return frozenset()
+
+
+def answer_head(question: str) -> str:
+    """The noun the question asks for ("which mountain *pass*"), cut to five letters."""
+    phrase = wh_phrase(question)
+    match = re.match(
+        r"(?:which|what) ((?:\w+ )*?\w+?) (?:is|was|are|were|did|does|do|has|had)\b", phrase
+    )
+    if match is None:
+        match = re.match(r"(?:which|what) (\w+)$", phrase) or re.search(
+            r"(\w+) of (?:what|which)$", phrase
+        )
+    words = match.group(1).split() if match else []
+    return words[-1][:5] if words and words[-1] not in _AUXILIARIES else ""
+
+
+def _clean(span: str) -> str:
+    span = re.sub(r"^(?:the|a|an)\s+", "", span.strip(" ,.;:'\"()[]"), flags=re.I)
+    return span.strip(" ,.;:'\"()[]")
+
+
+def _near(sentence: str, span: str, head: str, window: int = 4) -> bool:
+    """The head noun is written within `window` words of the span ("the port of Caldmere")."""
+    words = [w[:5] for w in normalize(sentence).split()]
+    target = normalize(span).split()
+    for i in range(len(words) - len(target) + 1):
+        if [w[:5] for w in target] == words[i : i + len(target)]:
+            around = (
+                words[max(0, i - window) : i] + words[i + len(target) : i + len(target) + window]
+            )
+            if head in around:
+                return True
+    return False
+
+
+@dataclass
+class _Seen:
+    labels: list[str] = field(default_factory=list)
+    sentences: list[str] = field(default_factory=list)
+    overlap: float = 0.0
+    near: bool = False
+    linked: bool = False
+    rank: int = 0
+
+
+def candidates(
+    question: str, passages: Sequence[Passage], names: Iterable[str] = ()
+) -> list[Candidate]:
+    """Ranked answer candidates for the question, every one written in a passage sentence.
+
+    A candidate's score adds: how well its entity type fits the question word, how many question
+    words its best sentence shares, whether the noun the question asks for stands next to it
+    ("which port" → "the port of Caldmere"), and how often the passages write it. `names` are
+    entity names the evidence carries (unit subjects and objects).
+    """
+    options = question_options(question)
+    if options:
+        return _mentioned(options, passages, "OPTION")
+    if is_yes_no(question):
+        return [Candidate(text, "YESNO") for text in YES_NO]
+    asked = stems(question)
+    asked_norm = f" {normalize(question)} "
+    wanted, head = expected_labels(question), answer_head(question)
+    names = [n for n in names if n]
+    main, described = question_parts(question)
+    bridges = _bridges(described, asked_norm, passages)
+    seen: dict[str, _Seen] = {}
+    texts: dict[str, str] = {}
+    for rank, passage in enumerate(passages):
+        extra = [(passage.title, "TITLE")] + [(n, "NAME") for n in names]
+        for sentence in passage.sentences:
+            norm = f" {normalize(sentence.text)} "
+            words = stems(sentence.text)
+            overlap = len(main & words) + 0.25 * len(described & words)
+            spans = list(_spans(sentence.text))
+            spans += [s for s in extra if f" {normalize(s[0])} " in norm]
+            for span, label in spans:
+                if label == "VP" and wanted != _ACTIONS:
+                    continue
+                text = _clean(span)
+                key = normalize(text)
+                if not key or len(key.split()) > _MAX_WORDS or f" {key} " in asked_norm:
+                    continue
+                if '"' in text or "\\" in text:  # a grammar's enum cannot hold them safely
+                    continue
+                own = stems(text)
+                if own and 2 * len(own & asked) >= len(own) and label not in _TIMES | _NUMBERS:
+                    continue  # mostly words the question already uses: not new information
+                item = seen.setdefault(key, _Seen(rank=rank))
+                texts.setdefault(key, text)
+                item.labels.append(label)
+                item.sentences.append(sentence.id)
+                item.overlap = max(item.overlap, overlap)
+                item.linked = item.linked or any(
+                    f" {b} " in norm for b in bridges if b != key and b not in key
+                )
+                item.near = (
+                    item.near or bool(head) and (head in own or _near(sentence.text, text, head))
+                )
+    ranked = []
+    for key, item in seen.items():
+        typed = [lab for lab in item.labels if lab not in _UNTYPED]
+        label = max(set(typed), key=typed.count) if typed else item.labels[0]
+        score = _fit(label, wanted) + 2.0 * item.overlap + 5.0 * item.near
+        score += 3.0 * item.linked - 3.0 * (key in bridges)
+        if label == "NP" and " " not in key:  # "town", "place", "way": too vague to answer
+            score -= 1.5
+        score += 0.3 * math.log(len(set(item.sentences))) - 0.1 * item.rank
+        ranked.append(Candidate(texts[key], label, score, list(dict.fromkeys(item.sentences))))
+    return sorted(ranked, key=lambda c: -c.score)[:MAX_CANDIDATES]
+
+
+def _bridges(described: frozenset[str], asked_norm: str, passages: Sequence[Passage]) -> set[str]:
+    """What the question's description resolves to: names in the sentences that best match it.
+
+    "the fish celebrated by the Lantern Run festival" → "The Lantern Run celebrates the
+    silverfin" → silverfin. The answer is said about the bridge, and is not the bridge itself.
+    """
+    scored = [(len(described & stems(s.text)), s.text) for p in passages for s in p.sentences]
+    best = max((n for n, _ in scored), default=0)
+    found: set[str] = set()
+    for n, text in scored:
+        if best >= 2 and n == best:
+            for span, label in _spans(text):
+                key = normalize(_clean(span))
+                if key and label != "VP" and f" {key} " not in asked_norm:
+                    found.add(key)
+    return found
+
+
+def _fit(label: str, wanted: frozenset[str]) -> float:
+    """How well a span's kind fits the expected answer type."""
+    if wanted:
+        if label in wanted:
+            return 4.0
+        if label in _UNTYPED and label != "NP" and wanted & (_PEOPLE | _PLACES):
+            return 2.0
+        return -1.0 if label in _UNTYPED else -2.0
+    return {"NP": 1.0, "TITLE": 1.5, "NAME": 1.5, "PROPN": 1.5}.get(label, 1.0)
+
+
+def _mentioned(texts: Sequence[str], passages: Sequence[Passage], label: str) -> list[Candidate]:
+    """Fixed candidates (a question's options), with the sentences that name them."""
+    out = []
+    for text in texts:
+        key = normalize(_clean(text))
+        ids = [s.id for p in passages for s in p.sentences if key and key in normalize(s.text)]
+        out.append(Candidate(_clean(text), label, float(len(ids)), ids))
+    return out

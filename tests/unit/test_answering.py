@@ -1,0 +1,131 @@
+"""The answer step: grounded candidates, the model's pick, supporting sentences, loop guard."""
+
+import json
+
+import pytest
+
+from agent.answering import (
+    NOT_FOUND,
+    answer_from_passages,
+    cut_repetition,
+    resolve_mode,
+)
+from agent.candidates import candidates, expected_labels, is_yes_no, question_options
+from agent.models import ScriptedChatModel, heuristic_reply
+from indexes.documents import Document, make_passages
+
+DOCS = {
+    "Aldwick Bridge": "The Aldwick Bridge was designed by Tomas Brell. It opened in 1887.",
+    "Tomas Brell": "Tomas Brell was born in the harbour town of Pellisk in 1851. "
+    "He trained as a stonemason in Varrow.",
+    "Pellisk": "Pellisk is a harbour town on the Merrow estuary. It has 4,200 inhabitants.",
+}
+
+
+def passages(*titles):
+    return [
+        make_passages(Document(id=t.lower().replace(" ", "-"), title=t, text=DOCS[t]))[0]
+        for t in titles or DOCS
+    ]
+
+
+def choices_of(model):
+    (_, kwargs) = model.calls[-1]
+    return kwargs["response_format"]["json_schema"]["schema"]["properties"]["answer"]["enum"]
+
+
+@pytest.mark.parametrize(
+    ("question", "labels"),
+    [
+        ("When did the Aldwick Bridge open?", {"DATE"}),
+        ("How many people live in Pellisk?", {"CARDINAL"}),
+        ("Who designed the Aldwick Bridge?", {"PERSON"}),
+        ("In which town was the bridge's designer born?", {"GPE"}),
+    ],
+)
+def test_the_question_word_sets_the_expected_type(question, labels):
+    assert labels <= expected_labels(question)
+
+
+def test_candidates_are_spans_of_the_passages_ranked_by_fit():
+    shown = passages()
+    found = candidates("In which town was the designer of the Aldwick Bridge born?", shown)
+    text = " ".join(p.text for p in shown)
+    assert found and all(c.text in text for c in found)
+    assert found[0].text == "Pellisk"
+    # what the question names itself is never an answer
+    assert not any(c.text == "Aldwick Bridge" for c in found)
+    years = candidates("In what year did the Aldwick Bridge open?", shown)
+    assert years[0].text == "1887"
+
+
+def test_yes_no_and_either_or_questions_get_their_own_choices():
+    assert is_yes_no("Was Tomas Brell born in Pellisk?")
+    assert [c.text for c in candidates("Was Tomas Brell born in Pellisk?", passages())] == [
+        "yes",
+        "no",
+    ]
+    question = "Which is older, the Aldwick Bridge or Pellisk?"
+    assert question_options(question) == ["the Aldwick Bridge", "Pellisk"]
+    assert {c.text for c in candidates(question, passages())} == {"Aldwick Bridge", "Pellisk"}
+
+
+def test_the_model_picks_from_an_enum_and_the_sentences_are_copied_not_written():
+    model = ScriptedChatModel(responder=heuristic_reply)
+    question = "In which town was the designer of the Aldwick Bridge born?"
+    answer = answer_from_passages(model, "choices", question, passages())
+    assert choices_of(model)[0] == "Pellisk" and "not found" not in choices_of(model)
+    assert answer.found and answer.text == "Pellisk"
+    first, *rest = answer.sources
+    assert first["sentence"] == "Tomas Brell was born in the harbour town of Pellisk in 1851."
+    # the earlier hop: the sentence that names the bridge's designer
+    assert any("designed by Tomas Brell" in s["sentence"] for s in rest)
+    assert answer.citations[0] == "tomas-brell" or answer.citations[0].startswith("p")
+    assert answer.message().startswith("Pellisk\n\n- Tomas Brell was born in the harbour town")
+
+
+def test_no_passages_means_not_found_without_a_model_call():
+    model = ScriptedChatModel(responses=[])
+    answer = answer_from_passages(model, "choices", "Who designed the Orrin Dam?", [])
+    assert answer.text == NOT_FOUND and not answer.found and not model.calls
+
+
+def test_a_free_answer_that_no_sentence_supports_is_not_found():
+    invented = json.dumps({"answer": "the United States Army Corps of Engineers"})
+    model = ScriptedChatModel(responses=[invented])
+    answer = answer_from_passages(model, "free", "Who designed the bridge?", passages())
+    assert not answer.found and answer.message() == NOT_FOUND
+    model = ScriptedChatModel(responses=[json.dumps({"answer": "Tomas Brell"})])
+    answer = answer_from_passages(model, "free", "Who designed the bridge?", passages())
+    assert answer.found and "designed by Tomas Brell" in answer.sources[0]["sentence"]
+
+
+def test_a_looping_free_answer_is_cut_and_noted():
+    loop = "He was born in 1851. " * 15
+    model = ScriptedChatModel(responses=[json.dumps({"answer": loop})])
+    answer = answer_from_passages(model, "free", "When was Tomas Brell born?", passages())
+    assert answer.text.count("born") <= 1 or not answer.found
+    assert any("repeated itself" in n for n in answer.notes)
+
+
+@pytest.mark.parametrize(
+    ("text", "cut"),
+    [
+        ("Lindmere is a port. Lindmere is a port. Lindmere is a port.", "Lindmere is a port."),
+        ("The passage labels: [2] [3] [2] [3] [2] [3]", "The passage labels: [2] [3]"),
+        ("It opened in 1887 and closed in 1901.", "It opened in 1887 and closed in 1901."),
+        ("a b c d a b c d a b c d", "a b c d"),
+    ],
+)
+def test_cut_repetition_keeps_the_first_saying(text, cut):
+    kept, looped = cut_repetition(text)
+    assert kept == cut and looped == (kept != text)
+
+
+def test_answer_mode_auto_follows_the_backend():
+    assert resolve_mode("auto", "embedded") == "choices"
+    assert resolve_mode("auto", "gguf:/m.gguf") == "choices"
+    assert resolve_mode("auto", "openai:gpt-4o-mini") == "free"
+    assert resolve_mode("choices", "openai:x") == "choices"
+    with pytest.raises(ValueError, match="answer_mode"):
+        resolve_mode("prose", "embedded")
