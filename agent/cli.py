@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,8 @@ def open_index(args: argparse.Namespace, **overrides: Any) -> Any:
 
 def _progress_bar(desc: str) -> Any:
     """A tqdm bar (passages and passages/s) driven by the builder's (done, total, report) callback."""
+    import time
+
     from tqdm import tqdm
 
     bar: dict[str, Any] = {}
@@ -49,13 +52,17 @@ def _progress_bar(desc: str) -> Any:
     def update(done: int, total: int, report: Any) -> None:
         if "bar" not in bar:
             bar["bar"] = tqdm(total=total, desc=desc, unit="passage", file=sys.stderr)
+            bar["started"] = time.monotonic()
         b = bar["bar"]
         b.update(done - b.n)
         share = report.grounded_share
+        tokens = report.prompt_tokens + report.completion_tokens
         b.set_postfix(
             units=report.units,
             grounded=f"{100 * share:.0f}%" if share is not None else "-",
-            tokens=report.prompt_tokens + report.completion_tokens,
+            tokens=tokens,
+            tok_s=round(tokens / max(time.monotonic() - bar["started"], 1e-3)),
+            in_flight=report.in_flight,
             refresh=False,
         )
         if done >= total:
@@ -66,7 +73,7 @@ def _progress_bar(desc: str) -> Any:
 
 def cmd_index(args: argparse.Namespace) -> int:
     """Add, replace or delete documents."""
-    from agent.models import make_chat_model
+    from agent.models import default_concurrency, make_chat_model
     from indexes.build import Builder, extractors
     from indexes.documents import load_documents
 
@@ -88,15 +95,22 @@ def cmd_index(args: argparse.Namespace) -> int:
             return 2
         documents, errors = load_documents(args.paths)
         for error in errors:
-            print(f"error: {error}", file=sys.stderr)
+            kind = "skipped" if error.reason == "unsupported type" else "error"
+            print(f"{kind}: {error}", file=sys.stderr)
+        not_indexed = Counter(e.reason for e in errors)
         model, nlp = extractors(args.extract, lambda: make_chat_model(args.model))
-        report = Builder(index, model, nlp=nlp).run(documents, progress=_progress_bar("indexing"))
+        concurrency = getattr(args, "concurrency", None) or default_concurrency(args.model)
+        report = Builder(index, model, nlp=nlp, concurrency=concurrency).run(
+            documents, progress=_progress_bar("indexing")
+        )
         for problem in report.errors[:20]:
             print(f"warning: {problem}", file=sys.stderr)
         share = report.grounded_share
         print(
             f"{report.documents_indexed} documents indexed, {report.documents_skipped} unchanged, "
-            f"{len(errors)} files with errors; {report.passages} passages, {report.units} units "
+            f"{len(errors)} files not indexed"
+            f"{' (' + ', '.join(f'{n} {r}' for r, n in not_indexed.most_common()) + ')' if errors else ''}"
+            f"; {report.passages} passages, {report.units} units "
             f"({'-' if share is None else f'{100 * share:.0f}%'} of proposed grounded), "
             f"{report.parsed} passages parsed ({report.parse_cache_hits} cached), "
             f"{report.model_calls} model calls ({report.cache_hits} cached), "
@@ -110,7 +124,9 @@ def cmd_index(args: argparse.Namespace) -> int:
                 f"{len(report.failed_passages)} passages failed extraction; run again to retry them",
                 file=sys.stderr,
             )
-        return 1 if errors or report.failed_passages else status
+        # A file of a type resin does not read is named and counted, but is no failure.
+        failed = len(errors) - not_indexed["unsupported type"]
+        return 1 if failed or report.failed_passages else status
     finally:
         index.close()
 
@@ -295,6 +311,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_concurrency_arg(parser: argparse.ArgumentParser) -> None:
+    """`--concurrency N`: model requests kept in flight."""
+    parser.add_argument(
+        "--concurrency",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="model requests in flight at once (default 8 for openai: specs, 1 in-process)",
+    )
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def _add_model_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model", default=None, help="model spec for every step (default: embedded)"
@@ -331,7 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="resin", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("index", help="index files and folders of .txt, .md and .jsonl")
+    p = sub.add_parser(
+        "index", help="index files and folders of .txt, .md, .jsonl, .pdf, .html and .docx"
+    )
     p.add_argument("paths", nargs="*", help="files or folders")
     _add_index_args(p)
     p.add_argument(
@@ -345,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
     )
     p.add_argument("--delete", action="append", metavar="DOC_ID", help="remove a document")
+    add_concurrency_arg(p)
     p.add_argument(
         "--merge-threshold",
         type=float,

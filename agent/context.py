@@ -1,8 +1,25 @@
-"""Runtime settings of the resin graph; LangGraph Studio shows each field's description."""
+"""Runtime settings of the resin graph; LangGraph Studio shows each field's description.
+
+A field the run's context does not give comes from the environment (what a server deployment
+sets, e.g. in the `.env` that langgraph.json names), else from its default:
+
+    RESIN_INDEX           index_path (a relative path is taken from the server's start directory)
+    RESIN_MODEL           hop_model and compose_model (plan_model "auto" follows compose_model)
+    RESIN_PLAN_MODEL, RESIN_HOP_MODEL, RESIN_COMPOSE_MODEL   one step each (over RESIN_MODEL)
+    RESIN_EMBEDDER        embedder
+    RESIN_CHROMA_HOST, RESIN_CHROMA_PORT                     chroma_host, chroma_port
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+
+def _env(*names: str, default: str) -> Callable[[], str]:
+    """A default read from the first of `names` set in the environment when a Context is made."""
+    return lambda: next((os.environ[n] for n in names if os.environ.get(n)), default)
 
 
 @dataclass(kw_only=True)
@@ -10,7 +27,7 @@ class Context:
     """Per-run configuration: models, index location and retrieval knobs."""
 
     plan_model: str = field(
-        default="auto",
+        default_factory=_env("RESIN_PLAN_MODEL", default="auto"),
         metadata={
             "description": "Model spec for planning hops (embedded, gguf:PATH, "
             "openai:MODEL[@BASE_URL], fake), or auto: plan with compose_model unless it is a "
@@ -18,13 +35,13 @@ class Context:
         },
     )
     hop_model: str = field(
-        default="embedded",
+        default_factory=_env("RESIN_HOP_MODEL", "RESIN_MODEL", default="embedded"),
         metadata={
             "description": "Model spec for the short bridge answer of a hop with dependents."
         },
     )
     compose_model: str = field(
-        default="embedded",
+        default_factory=_env("RESIN_COMPOSE_MODEL", "RESIN_MODEL", default="embedded"),
         metadata={"description": "Model spec that gives the short answer."},
     )
     answer_mode: str = field(
@@ -36,20 +53,23 @@ class Context:
         },
     )
     embedder: str = field(
-        default="minilm",
+        default_factory=_env("RESIN_EMBEDDER", default="minilm"),
         metadata={"description": "sentence-transformers model name or path; must match the index."},
     )
     index_path: str = field(
-        default=".resin",
+        default_factory=_env("RESIN_INDEX", default=".resin"),
         metadata={"description": "Folder of the resin index (Chroma, catalog, graph, manifest)."},
     )
     chroma_host: str = field(
-        default="",
+        default_factory=_env("RESIN_CHROMA_HOST", default=""),
         metadata={
             "description": "Chroma server host; empty uses the embedded store in index_path."
         },
     )
-    chroma_port: int = field(default=8000, metadata={"description": "Chroma server port."})
+    chroma_port: int = field(
+        default_factory=lambda: int(_env("RESIN_CHROMA_PORT", default="8000")()),
+        metadata={"description": "Chroma server port."},
+    )
     k_per_hop: int = field(
         default=5, metadata={"description": "Units and passages retrieved per hop."}
     )

@@ -347,6 +347,15 @@ def _openai_compatible(
     )
 
 
+# Requests kept in flight to an OpenAI-compatible server by default (`--concurrency`).
+SERVER_CONCURRENCY = 8
+
+
+def default_concurrency(spec: str | None) -> int:
+    """Requests in flight for a spec: several for a server, one for an in-process model."""
+    return SERVER_CONCURRENCY if (spec or "").strip().startswith("openai:") else 1
+
+
 _REGISTERED: dict[str, BaseChatModel] = {}
 
 

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import gc
+import logging
 import threading
+from pathlib import Path
 
 from agent.context import Context
 from agent.models import make_embedder
 from indexes.build import Embedder, Index, IndexConfig
 
+log = logging.getLogger("resin")
+
 _LOCK = threading.Lock()
-_INDEXES: dict[tuple[str, str, str, int], Index] = {}
+_INDEXES: dict[tuple[Path, str, str, int], Index] = {}
+# A relative index path means this directory, whatever a server's working directory becomes later.
+START_DIR = Path.cwd()
+
+
+def index_dir(ctx: Context) -> Path:
+    """The context's index folder as an absolute path (a relative one is under `START_DIR`)."""
+    return (START_DIR / Path(ctx.index_path).expanduser()).resolve()
 
 
 def context_of(context: Context | None) -> Context:
@@ -24,18 +35,18 @@ def get_index(ctx: Context, embedder: Embedder | None = None) -> Index:
     `embedder` replaces `make_embedder(ctx.embedder)` on first open (a benchmark's own vectors);
     later calls with the same context get that index.
     """
-    key = (ctx.index_path, ctx.embedder, ctx.chroma_host, ctx.chroma_port)
+    path = index_dir(ctx)
+    key = (path, ctx.embedder, ctx.chroma_host, ctx.chroma_port)
     with _LOCK:
         index = _INDEXES.get(key)
         if index is None:
-            from pathlib import Path
-
+            if not (path / "manifest.json").exists():
+                log.warning("resin: no index at %s (build one with `resin index`)", path)
             config = IndexConfig(
-                path=Path(ctx.index_path),
-                chroma_host=ctx.chroma_host or None,
-                chroma_port=ctx.chroma_port,
+                path=path, chroma_host=ctx.chroma_host or None, chroma_port=ctx.chroma_port
             )
             index = Index(config, embedder or make_embedder(ctx.embedder))
+            log.info("resin: index %s", path)
             _INDEXES[key] = index
             # The graph's edge dicts and lists (hundreds of thousands at 100k passages) live as
             # long as the process; left to the collector, every full collection scans them all

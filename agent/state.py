@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal
+from functools import cache
+from typing import Annotated, Any, Literal, Self
 
 from langchain_core.messages import AnyMessage
+from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.graph.message import add_messages
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import TypedDict
 
 from agent.answering import Source
@@ -99,6 +101,36 @@ def merge_chains(left: list[Chain], right: list[Chain]) -> list[Chain]:
     return sorted(best.values(), key=lambda c: -c.score)
 
 
+@cache
+def _adapter(typ: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(typ)
+
+
+class JsonAggregate(BinaryOperatorAggregate):
+    """A reducer channel whose checkpoint is plain JSON, turned back into its models on load.
+
+    The checkpointer is the server's (`langgraph dev`, a deployed LangGraph server), and its
+    serializer knows nothing of resin's types: stored as models, a thread's second turn loads
+    them through msgpack's deprecated "unregistered type" path (blocked under
+    LANGGRAPH_STRICT_MSGPACK). Stored as JSON they need no allowlist on any server, and the
+    nodes still read and write the models.
+    """
+
+    def checkpoint(self) -> Any:
+        """The value as JSON (lists, dicts, strings, numbers)."""
+        value = super().checkpoint()
+        return (
+            value if not self.is_available() else _adapter(self.typ).dump_python(value, mode="json")
+        )
+
+    def from_checkpoint(self, checkpoint: Any) -> Self:
+        """The channel holding the models the JSON stands for."""
+        channel = super().from_checkpoint(checkpoint)
+        if channel.is_available():
+            channel.value = _adapter(self.typ).validate_python(channel.value)
+        return channel
+
+
 class InputState(TypedDict, total=False):
     """A question, or chat messages whose last human turn is the question."""
 
@@ -128,11 +160,11 @@ class OutputState(TypedDict, total=False):
 class State(InputState, OutputState, total=False):
     """Everything the graph carries between nodes."""
 
-    plan: Annotated[list[Hop], extend_plan]
+    plan: Annotated[list[Hop], JsonAggregate(list[Hop], extend_plan)]
     plan_source: Literal["model", "structural"]
-    results: Annotated[dict[int, HopResult], merge_results]
-    evidence: Annotated[list[Evidence], merge_evidence]
-    chains: Annotated[list[Chain], merge_chains]
+    results: Annotated[dict[int, HopResult], JsonAggregate(dict[int, HopResult], merge_results)]
+    evidence: Annotated[list[Evidence], JsonAggregate(list[Evidence], merge_evidence)]
+    chains: Annotated[list[Chain], JsonAggregate(list[Chain], merge_chains)]
     input_problem: str
     usage: Annotated[list[dict[str, int | str]], lambda a, b: a + b]
 

@@ -14,6 +14,7 @@ import shlex
 import sys
 from typing import Any
 
+from agent.cli import add_concurrency_arg
 from evals.systems import SYSTEMS, parse_systems
 from indexes.build import EXTRACT_CHOICES
 
@@ -72,6 +73,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--corpus", default=None, help="fact pool JSONL for questions without paragraphs (QASC)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_concurrency_arg(p)
     p.set_defaults(func=run)
     return p
 
@@ -130,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         corpus=args.corpus,
         progress=not args.quiet,
         command=command_line(args),
+        concurrency=args.concurrency,
     )
     run_eval(config)
     print((Path(args.out) / "summary.md").read_text(encoding="utf-8"))

@@ -1,8 +1,11 @@
 """Kill `resin index` with SIGKILL at random points, rerun, and compare with an uninterrupted build.
 
     python -m evals.crash --trials 20
+    python -m evals.crash --trials 20 --concurrency 8   # builds with 8 model requests in flight
 
-Prints trials run, builds killed mid-way, and units lost or duplicated (both must be 0).
+Prints trials run, builds killed mid-way, and units lost or duplicated (both must be 0). With
+`--concurrency`, extraction goes to a loopback OpenAI-compatible server (`FaultyServer`) that
+takes 0.2 s per request on that many slots, so kills land while requests are in flight.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +69,11 @@ def synthetic_corpus(path: Path, documents: int, seed: int = 0) -> Path:
     return path
 
 
-def _index_cmd(corpus: Path, index: Path) -> list[str]:
+# What `resin index` is run with: the scripted model by default.
+FAKE = ("--model", "fake")
+
+
+def _index_cmd(corpus: Path, index: Path, model_args: Sequence[str]) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -73,15 +82,22 @@ def _index_cmd(corpus: Path, index: Path) -> list[str]:
         str(corpus),
         "--index",
         str(index),
-        "--model",
-        "fake",
+        *model_args,
     ]
 
 
-def crash_trial(corpus: Path, index: Path, kill_after: float, timeout: float = 300) -> bool:
+def crash_trial(
+    corpus: Path,
+    index: Path,
+    kill_after: float,
+    timeout: float = 300,
+    model_args: Sequence[str] = FAKE,
+) -> bool:
     """Start a build, SIGKILL it `kill_after` seconds after it starts writing; True if killed."""
     proc = subprocess.Popen(
-        _index_cmd(corpus, index), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        _index_cmd(corpus, index, model_args),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + timeout
     while not (index / "catalog.sqlite").exists() and proc.poll() is None:
@@ -96,10 +112,13 @@ def crash_trial(corpus: Path, index: Path, kill_after: float, timeout: float = 3
     return killed
 
 
-def finish(corpus: Path, index: Path) -> None:
+def finish(corpus: Path, index: Path, model_args: Sequence[str] = FAKE) -> None:
     """Rerun the build to completion."""
     subprocess.run(
-        _index_cmd(corpus, index), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        _index_cmd(corpus, index, model_args),
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 
@@ -114,15 +133,42 @@ def compare(expected: dict[str, Any], got: dict[str, Any]) -> dict[str, int]:
     return {"lost": lost, "duplicated": duplicated, "extra": extra, "mismatched_stores": mismatched}
 
 
-def run_trials(trials: int, documents: int, seed: int, embedder: Any) -> dict[str, Any]:
-    """Reference build, then `trials` kill-and-resume builds; returns the figures."""
+def run_trials(
+    trials: int, documents: int, seed: int, embedder: Any, concurrency: int = 1
+) -> dict[str, Any]:
+    """Reference build, then `trials` kill-and-resume builds; returns the figures.
+
+    The reference is built sequentially; with `concurrency` > 1 the killed and resumed builds keep
+    that many requests in flight to a loopback server, and must still end up identical to it.
+    """
+    with ExitStack() as stack:
+        reference: Sequence[str] = FAKE
+        trial: Sequence[str] = FAKE
+        if concurrency > 1:
+            from evals.doctor import FaultyServer
+
+            server = stack.enter_context(FaultyServer(latency=0.2, slots=concurrency))
+            model = ("--extract", "model", "--model", server.spec())
+            reference = (*model, "--concurrency", "1")
+            trial = (*model, "--concurrency", str(concurrency))
+        return _trials(trials, documents, seed, embedder, reference, trial)
+
+
+def _trials(
+    trials: int,
+    documents: int,
+    seed: int,
+    embedder: Any,
+    reference: Sequence[str],
+    trial_args: Sequence[str],
+) -> dict[str, Any]:
     from indexes.build import IndexConfig
 
     rng = random.Random(seed)
     work = Path(tempfile.mkdtemp(prefix="resin-crash-"))
     try:
         corpus = synthetic_corpus(work / "corpus.jsonl", documents, seed)
-        finish(corpus, work / "reference")
+        finish(corpus, work / "reference", reference)
         ref = Index(IndexConfig(path=work / "reference"), embedder)
         expected = snapshot(ref)
         ref.close()
@@ -138,8 +184,8 @@ def run_trials(trials: int, documents: int, seed: int, embedder: Any) -> dict[st
         for trial in range(trials):
             target = work / f"trial-{trial}"
             # kill points spread over the whole build, first batches to last
-            killed = crash_trial(corpus, target, kill_after=rng.uniform(0.0, 6.0))
-            finish(corpus, target)
+            killed = crash_trial(corpus, target, rng.uniform(0.0, 6.0), model_args=trial_args)
+            finish(corpus, target, trial_args)
             index = Index(IndexConfig(path=target), embedder)
             diff = compare(expected, snapshot(index))
             index.close()
@@ -161,8 +207,9 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--documents", type=int, default=400)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--concurrency", type=int, default=1)
     args = parser.parse_args()
-    figures = run_trials(args.trials, args.documents, args.seed, make_embedder())
+    figures = run_trials(args.trials, args.documents, args.seed, make_embedder(), args.concurrency)
     print(json.dumps(figures, indent=2))
 
 

@@ -76,16 +76,25 @@ class FaultyServer:
       ``nonsense``   a well-formed completion whose content is not JSON at all
     `queue` holds modes for the next requests, one each, before `mode` applies again.
     `requests` holds each request's arrival time (monotonic) and `faults` counts failed answers.
+
+    Like a model server with parallel slots, it takes `latency` seconds per request and works on
+    at most `slots` requests at once (None: no limit), the rest waiting their turn; `peak_open`
+    is the most requests it ever held at once, working or waiting.
     """
 
-    def __init__(self, mode: str = "ok", delay: float = 2.0) -> None:
+    def __init__(
+        self, mode: str = "ok", delay: float = 2.0, latency: float = 0.0, slots: int | None = None
+    ) -> None:
         """Bind a free loopback port (serving starts on `start` or `with`)."""
         self.mode = mode
         self.delay = delay
+        self.latency = latency
         self.queue: list[str] = []
         self.requests: list[float] = []
         self.faults = 0
+        self.open = self.peak_open = 0
         self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(slots) if slots else None
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -156,6 +165,21 @@ class FaultyServer:
             return self.mode
 
     def _answer(self, handler: Any, body: dict[str, Any]) -> None:
+        with self._lock:
+            self.open += 1
+            self.peak_open = max(self.peak_open, self.open)
+        try:
+            if self._slots is None:
+                self._serve(handler, body)
+            else:
+                with self._slots:
+                    self._serve(handler, body)
+        finally:
+            with self._lock:
+                self.open -= 1
+
+    def _serve(self, handler: Any, body: dict[str, Any]) -> None:
+        time.sleep(self.latency)
         mode = self._current_mode()
         if mode == "500":
             handler._send(500, b'{"error": {"message": "injected fault", "type": "server_error"}}')
@@ -519,11 +543,13 @@ def write_bad_inputs(folder: Path) -> tuple[list[Path], int]:
         for _ in range(50):
             fh.write(chunk)
     bad.append(huge)
-    # named on the command line (a folder walk skips what is not a regular .txt/.md/.jsonl file)
+    # named on the command line too (a folder walk passes over what is not a regular file, and
+    # a file named twice gives one error)
     named = folder / "named"
     named.mkdir()
-    (named / "unsupported.pdf").write_bytes(b"%PDF-1.4")
-    bad.append(named / "unsupported.pdf")
+    (named / "unsupported.pptx").write_bytes(b"PK\x03\x04")
+    bad.append(named / "unsupported.pptx")
+    add("truncated.pdf", b"%PDF-1.4\n1 0 obj <<")
     if hasattr(os, "mkfifo"):
         os.mkfifo(named / "pipe.txt")
         bad.append(named / "pipe.txt")

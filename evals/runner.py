@@ -29,7 +29,13 @@ from typing import Any
 from tqdm import tqdm
 
 from agent.context import Context
-from agent.models import ChatLlamaCpp, _load_llama, make_chat_model, make_embedder
+from agent.models import (
+    ChatLlamaCpp,
+    _load_llama,
+    default_concurrency,
+    make_chat_model,
+    make_embedder,
+)
 from agent.resources import forget_indexes, get_index
 from evals import metrics
 from evals.data import Dataset, Question, load_dataset, sentence_index
@@ -45,6 +51,7 @@ from indexes.build import (
     extractors,
 )
 from indexes.documents import Passage, content_hash, make_passages
+from indexes.inflight import ordered_map
 
 RECALL_KS = (2, 5, 10)
 _INDEX_META = "evals-index.json"
@@ -70,6 +77,7 @@ class RunConfig:
     corpus: str | None = None
     progress: bool = True
     command: str = ""
+    concurrency: int | None = None  # model requests in flight (default: by model spec)
 
 
 @dataclass
@@ -152,14 +160,18 @@ def build_index(
 ) -> tuple[BuildReport, dict[str, Any]]:
     """Bring the index to exactly this corpus: stale documents removed, new ones built."""
     _check_index_meta(path, passage_chars)
-    extractor, nlp = extractors(
-        config.extract, lambda: make_chat_model(config.extract_model or config.model)
-    )
+    extract_spec = config.extract_model or config.model
+    extractor, nlp = extractors(config.extract, lambda: make_chat_model(extract_spec))
     index = Index(
         IndexConfig(path=path, passage_chars=passage_chars), make_embedder(config.embedder)
     )
     try:
-        builder = Builder(index, extractor, nlp=nlp)
+        builder = Builder(
+            index,
+            extractor,
+            nlp=nlp,
+            concurrency=config.concurrency or default_concurrency(extract_spec),
+        )
         wanted = {d.id for d in data.documents}
         stale = [r.doc_id for r in index.catalog.documents() if r.doc_id not in wanted]
         for doc_id in tqdm(stale, desc="drop stale docs", disable=not config.progress or not stale):
@@ -293,16 +305,26 @@ def _append(path: Path, record: dict[str, Any]) -> None:
 
 
 def run_system(
-    name: str, env: Env, data: Dataset, corpus: Corpus, out: Path, progress: bool
+    name: str,
+    env: Env,
+    data: Dataset,
+    corpus: Corpus,
+    out: Path,
+    progress: bool,
+    concurrency: int = 1,
 ) -> int:
-    """Answer and score every question not yet done; returns how many were run now."""
+    """Answer and score every question not yet done; returns how many were run now.
+
+    Up to `concurrency` questions are answered at once; rows are scored and written in order.
+    """
     system = SYSTEMS[name]
     results, traces = out / "results" / f"{name}.jsonl", out / "traces" / f"{name}.jsonl"
     results.parent.mkdir(parents=True, exist_ok=True)
     traces.parent.mkdir(parents=True, exist_ok=True)
     done = _done_ids(results)
     todo = [q for q in data.questions if q.id not in done]
-    for q in tqdm(todo, desc=f"{name:<18}", unit="q", disable=not progress):
+
+    def answer(q: Question) -> tuple[Outcome, str, float]:
         start = time.perf_counter()
         error = ""
         try:
@@ -310,7 +332,12 @@ def run_system(
         except Exception as exc:  # noqa: BLE001 - one failed question must not end the run
             outcome = Outcome(answer="", trace={"traceback": traceback.format_exc()[-3000:]})
             error = f"{type(exc).__name__}: {exc}"[:500]
-        seconds = time.perf_counter() - start
+        return outcome, error, time.perf_counter() - start
+
+    answered = zip(todo, ordered_map(answer, todo, concurrency), strict=True)
+    for q, (outcome, error, seconds) in tqdm(
+        answered, total=len(todo), desc=f"{name:<18}", unit="q", disable=not progress
+    ):
         row = {"id": q.id, "system": name, "answer": outcome.answer, "error": error}
         row.update(score(q, outcome, corpus, env.index.embedder, system.retrieves))
         row.update(
@@ -578,13 +605,15 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
         compose_model=config.model,
         embedder=config.embedder,
         index_path=str(index_path),
+        chroma_host="",  # the index was just built in index_path, whatever RESIN_CHROMA_HOST says
         k_per_hop=config.k,
     )
     env = Env(
         index=get_index(context), context=context, model=make_chat_model(config.model), k=config.k
     )
+    concurrency = config.concurrency or default_concurrency(config.model)
     for name in config.systems:
-        run_system(name, env, data, corpus, out, config.progress)
+        run_system(name, env, data, corpus, out, config.progress, concurrency)
     ids = {q.id for q in data.questions}
     rows_of = {  # every system with results in this folder, canonical order
         name: rows for name in SYSTEMS if (rows := load_rows(out, name, ids))

@@ -3,7 +3,8 @@
 Order of writes per batch: Chroma upserts and graph changes first, the graph saved atomically,
 and only then the catalog marks the documents done. A kill at any point leaves those documents
 unmarked; the next run redoes them, every write keyed by content-derived ids, with cached
-extractions, so nothing is duplicated or lost.
+extractions, so nothing is duplicated or lost. Extraction requests to a server may run ahead of
+the writes (`concurrency`); their results are still written in passage order.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import json
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,6 +32,7 @@ from indexes.documents import (
 )
 from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
 from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
+from indexes.inflight import ordered_map
 from indexes.nlp_extraction import NlpExtractor
 from indexes.stores import VectorIndex, open_vector_index
 from indexes.units import ReasoningUnit, entity_key, merge_units, normalize
@@ -250,6 +253,8 @@ class BuildReport:
     failed_passages: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    in_flight: int = 0  # model requests under way now
+    peak_in_flight: int = 0
 
     @property
     def grounded_share(self) -> float | None:
@@ -259,6 +264,8 @@ class BuildReport:
 
 # Called after each passage with (passages done, passages to do, running report).
 Progress = Callable[[int, int, BuildReport], None]
+# A passage's cached extraction row (units json, proposed, ungrounded, invalid), or a fresh result.
+Fetched = tuple[str, int, int, int] | ExtractionResult
 
 
 EXTRACT_CHOICES = ("nlp", "model", "nlp+model", "none")
@@ -296,12 +303,14 @@ class Builder:
         model: BaseChatModel | None,
         batch_passages: int = 64,
         nlp: NlpExtractor | None = None,
+        concurrency: int = 1,
     ) -> None:
         """Build with the parser's units (`nlp`), the model's, both merged, or neither.
 
         A document's extraction key names every extractor and its version, so switching
         extractors re-extracts documents; each extractor's per-passage cache means only the
-        extractor that was not run before does any work.
+        extractor that was not run before does any work. `concurrency` model requests are kept
+        in flight (for a server model); their results are still recorded in passage order.
         """
         self.index = index
         self.model = model
@@ -311,7 +320,9 @@ class Builder:
             parts.append(extraction_key(model))
         self.key = " + ".join(parts) or NO_EXTRACTION
         self.batch_passages = batch_passages
+        self.concurrency = concurrency
         self._scanned = index.catalog.scanned_names()
+        self._gauge = threading.Lock()
 
     # public ---------------------------------------------------------------------------------
     def plan(
@@ -346,16 +357,19 @@ class Builder:
         tick = (lambda r: progress(r.passages, total, r)) if progress else None
         if tick:
             tick(report)  # start the clock before the first batch is parsed or embedded
+        passages = (p for _, _, ps in work for p in ps) if self.model is not None else ()
+        fetched = ordered_map(lambda p: self._fetch(p, report), passages, self.concurrency)
         batch: list[tuple[Document, DocumentRecord | None, list[Passage]]] = []
         size = 0
-        for item in work:
-            batch.append(item)
-            size += len(item[2])
-            if size >= self.batch_passages:
-                self._run_batch(batch, report, tick)
-                batch, size = [], 0
-        if batch:
-            self._run_batch(batch, report, tick)
+        with closing(fetched):
+            for item in work:
+                batch.append(item)
+                size += len(item[2])
+                if size >= self.batch_passages:
+                    self._run_batch(batch, report, tick, fetched)
+                    batch, size = [], 0
+            if batch:
+                self._run_batch(batch, report, tick, fetched)
         self._scan_new_names()
         report.seconds = time.perf_counter() - started
         return report
@@ -401,6 +415,7 @@ class Builder:
         batch: list[tuple[Document, DocumentRecord | None, list[Passage]]],
         report: BuildReport,
         tick: Callable[[BuildReport], None] | None,
+        fetched: Generator[Fetched],
     ) -> None:
         idx = self.index
         changed = {doc.id for doc, rec, _ in batch if rec is not None and rec.hash != doc.hash}
@@ -440,7 +455,7 @@ class Builder:
             for passage in passages:
                 units = parsed.get(passage.id, [])
                 if self.model is not None:
-                    proposed, ok = self._extract(passage, report)
+                    proposed, ok = self._extract(passage, report, next(fetched))
                     units = merge_units(units, proposed)
                     if not ok:
                         complete[doc.id] = False
@@ -476,8 +491,13 @@ class Builder:
     ) -> list[ReasoningUnit] | None:
         """A passage's cached units under an extractor's cache key (None: not cached)."""
         cached = self.index.catalog.cached_extraction(key)
-        if cached is None:
-            return None
+        return None if cached is None else self._units_of(cached, passage, report)
+
+    @staticmethod
+    def _units_of(
+        cached: tuple[str, int, int, int], passage: Passage, report: BuildReport
+    ) -> list[ReasoningUnit]:
+        """The units of a cached extraction row, its counts added to the report."""
         units_json, proposed, ungrounded, invalid = cached
         report.proposed += proposed
         report.ungrounded += ungrounded
@@ -534,15 +554,34 @@ class Builder:
             self._cache(key, passage, result.units, (len(result.units), 0, 0))
         return units
 
-    def _extract(self, passage: Passage, report: BuildReport) -> tuple[list[ReasoningUnit], bool]:
-        """Units of one passage from the cache, or from one model call (cached when it parses)."""
+    def _model_cache_key(self, passage: Passage) -> str:
         assert self.model is not None
-        key = content_hash(extraction_key(self.model), passage.hash, length=24)
-        cached = self._cached(key, passage, report)
+        return content_hash(extraction_key(self.model), passage.hash, length=24)
+
+    def _fetch(self, passage: Passage, report: BuildReport) -> Fetched:
+        """A passage's cached model extraction, else one model call's result (on a worker thread)."""
+        assert self.model is not None
+        cached = self.index.catalog.cached_extraction(self._model_cache_key(passage))
         if cached is not None:
+            return cached
+        with self._gauge:
+            report.in_flight += 1
+            report.peak_in_flight = max(report.peak_in_flight, report.in_flight)
+        try:
+            return extract_passage(self.model, passage)
+        finally:
+            with self._gauge:
+                report.in_flight -= 1
+
+    def _extract(
+        self, passage: Passage, report: BuildReport, fetched: Fetched
+    ) -> tuple[list[ReasoningUnit], bool]:
+        """Model units of one passage from what `_fetch` got; a fresh result is cached if it parses."""
+        key = self._model_cache_key(passage)
+        if not isinstance(fetched, ExtractionResult):
             report.cache_hits += 1
-            return cached, True
-        result: ExtractionResult = extract_passage(self.model, passage)
+            return self._units_of(fetched, passage, report), True
+        result = fetched
         report.model_calls += 1
         report.prompt_tokens += result.prompt_tokens
         report.completion_tokens += result.completion_tokens

@@ -2,19 +2,29 @@
 
 Re-reading the same text yields the same ids, which is what makes indexing idempotent:
 every store upserts by these ids and the extraction cache is keyed by the passage hash.
+
+Text comes from .txt, .md and .jsonl files, from the text layer of .pdf files (pypdf), the
+visible text of .html/.htm pages (BeautifulSoup) and the paragraphs of .docx files (python-docx).
+A heading in HTML or DOCX starts a new passage.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SUPPORTED_SUFFIXES = (".txt", ".md", ".jsonl")
+TEXT_SUFFIXES = (".txt", ".md", ".jsonl")
+SUPPORTED_SUFFIXES = (*TEXT_SUFFIXES, ".pdf", ".html", ".htm", ".docx")
 MAX_FILE_BYTES = 20 * 1024 * 1024
+# PDF and DOCX files carry images and fonts besides their text.
+MAX_PACKED_FILE_BYTES = 200 * 1024 * 1024
+# Between two sections of a document (a heading starts one): no passage spans it.
+SECTION_BREAK = "\f"
 MAX_DOCUMENT_CHARS = 2_000_000
 MAX_SENTENCE_CHARS = 1000
 # ~350 tokens: a typical document section is one passage, so the extraction prompt's fixed part
@@ -48,7 +58,14 @@ _TAIL_CHARS = 12
 
 
 class DocumentError(ValueError):
-    """A file or record that cannot be indexed; the message names the file and the problem."""
+    """A file or record that cannot be indexed; the message names the file and the problem.
+
+    `reason` is the short kind of problem the `resin index` summary counts files by.
+    """
+
+    def __init__(self, message: str, reason: str = "unreadable") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def content_hash(*parts: str, length: int = 16) -> str:
@@ -136,19 +153,22 @@ def split_sentences(text: str) -> list[str]:
 
 
 def make_passages(doc: Document, max_chars: int = 800) -> list[Passage]:
-    """Group a document's sentences into passages of at most `max_chars` (a sentence never splits)."""
-    sentences = split_sentences(doc.text)
+    """Group a document's sentences into passages of at most `max_chars` (a sentence never splits).
+
+    A passage never spans a `SECTION_BREAK`.
+    """
     groups: list[list[str]] = []
-    current: list[str] = []
-    size = 0
-    for sentence in sentences:
-        if current and size + len(sentence) + 1 > max_chars:
+    for section in doc.text.split(SECTION_BREAK):
+        current: list[str] = []
+        size = 0
+        for sentence in split_sentences(section):
+            if current and size + len(sentence) + 1 > max_chars:
+                groups.append(current)
+                current, size = [], 0
+            current.append(sentence)
+            size += len(sentence) + 1
+        if current:
             groups.append(current)
-            current, size = [], 0
-        current.append(sentence)
-        size += len(sentence) + 1
-    if current:
-        groups.append(current)
     passages = []
     for position, group in enumerate(groups):
         text = " ".join(group)
@@ -168,7 +188,7 @@ def make_passages(doc: Document, max_chars: int = 800) -> list[Passage]:
 
 def _decode(path: Path, data: bytes) -> str:
     if not data.strip():
-        raise DocumentError(f"{path}: file is empty")
+        raise DocumentError(f"{path}: file is empty", "empty")
     if b"\x00" in data[:8192]:
         raise DocumentError(f"{path}: looks binary (NUL bytes), not text")
     try:
@@ -182,7 +202,7 @@ def _title_of(path: Path, text: str) -> tuple[str, str]:
     lines = text.lstrip().splitlines()
     if lines and lines[0].startswith("#"):
         return lines[0].lstrip("#").strip(), "\n".join(lines[1:])
-    return path.stem.replace("_", " ").replace("-", " "), text
+    return _stem_title(path), text
 
 
 def _check_size(doc_id: str, source: str, text: str) -> None:
@@ -194,26 +214,147 @@ def _check_size(doc_id: str, source: str, text: str) -> None:
 
 
 def read_file(path: Path, root: Path | None = None) -> list[Document]:
-    """Read one .txt, .md or .jsonl file into documents, raising `DocumentError` on bad input."""
-    if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+    """Read one supported file into documents, raising `DocumentError` on bad input."""
+    suffix = path.suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
         raise DocumentError(
-            f"{path}: unsupported file type {path.suffix!r} (use .txt, .md, .jsonl)"
+            f"{path}: unsupported file type {path.suffix!r} (use {', '.join(SUPPORTED_SUFFIXES)})",
+            "unsupported type",
         )
     if not path.is_file():
         raise DocumentError(f"{path}: not a regular file")
     size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise DocumentError(f"{path}: {size:,} bytes is over the {MAX_FILE_BYTES:,}-byte limit")
-    text = _decode(path, path.read_bytes())
-    if path.suffix.lower() == ".jsonl":
-        return list(_read_jsonl(path, text))
+    limit = MAX_FILE_BYTES if suffix not in (".pdf", ".docx") else MAX_PACKED_FILE_BYTES
+    if size > limit:
+        raise DocumentError(f"{path}: {size:,} bytes is over the {limit:,}-byte limit", "too large")
+    if size == 0:
+        raise DocumentError(f"{path}: file is empty", "empty")
+    if suffix == ".pdf":
+        title, body = _read_pdf(path)
+    elif suffix == ".docx":
+        title, body = _read_docx(path)
+    elif suffix in (".html", ".htm"):
+        title, body = _read_html(path, path.read_bytes())
+    else:
+        text = _decode(path, path.read_bytes())
+        if suffix == ".jsonl":
+            return list(_read_jsonl(path, text))
+        title, body = _title_of(path, text)
     rel = path.relative_to(root) if root and path.is_relative_to(root) else Path(path.name)
     doc_id = rel.with_suffix("").as_posix()
-    title, body = _title_of(path, text)
     _check_size(doc_id, str(path), body)
     if not body.strip():
-        raise DocumentError(f"{path}: no text after the title")
+        raise DocumentError(f"{path}: no text after the title", "empty")
     return [Document(id=doc_id, title=title, text=body, source=str(path))]
+
+
+def _stem_title(path: Path) -> str:
+    return path.stem.replace("_", " ").replace("-", " ")
+
+
+def _read_pdf(path: Path) -> tuple[str, str]:
+    """The text layer of every page (pages apart as paragraphs) and the PDF's title, if it has one.
+
+    An encrypted PDF is read only when it opens with the empty password (as viewers do).
+    """
+    from pypdf import PdfReader
+
+    # pypdf logs what it repairs or gives up on; the error below names the file and the cause.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise DocumentError(f"{path}: the PDF is encrypted (a password is needed)", "encrypted")
+        pages = [page.extract_text() or "" for page in reader.pages]
+        title = reader.metadata.title if reader.metadata else None
+    except DocumentError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - pypdf raises many kinds on broken files
+        if "cryptography" in str(exc) or "AES" in str(exc):
+            raise DocumentError(f"{path}: the PDF is encrypted ({exc})", "encrypted") from exc
+        raise DocumentError(
+            f"{path}: not a readable PDF ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from exc
+    text = "\n\n".join(p.strip() for p in pages if p.strip())
+    if not text:
+        raise DocumentError(
+            f"{path}: the PDF has no text layer ({len(pages)} pages of images, e.g. a scan); "
+            "run OCR on it first",
+            "no text layer",
+        )
+    return (str(title).strip() if title and str(title).strip() else _stem_title(path)), text
+
+
+# Elements whose text a reader never sees, and the site's navigation links.
+_SKIPPED = ("script", "style", "noscript", "template", "head", "svg", "iframe", "object", "nav")
+_BLOCKS = (
+    "p", "div", "li", "ul", "ol", "dl", "dt", "dd", "br", "tr", "td", "th", "table", "section",
+    "article", "aside", "header", "footer", "nav", "main", "blockquote", "pre", "figcaption",
+    "hr", "form", "fieldset", "address",
+)  # fmt: skip
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def _read_html(path: Path, data: bytes) -> tuple[str, str]:
+    """The visible text of a page (blocks as paragraphs, headings as section starts), its <title>.
+
+    Parsed leniently, as a browser would: unclosed tags still give their text.
+    """
+    if b"\x00" in data[:8192]:
+        raise DocumentError(f"{path}: looks binary (NUL bytes), not HTML")
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(data, "html.parser")
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    for skipped in soup.find_all(_SKIPPED):
+        skipped.decompose()
+    for tag in soup.find_all(_BLOCKS):
+        tag.insert_before("\n\n")
+        tag.insert_after("\n\n")
+    for tag in soup.find_all(_HEADINGS):
+        tag.insert_before(SECTION_BREAK)
+        tag.insert_after("\n\n")
+    text = re.sub(r"\n[ \t\n]*\n", "\n\n", soup.get_text()).strip()
+    if not any(c.isalnum() for c in text):
+        raise DocumentError(f"{path}: no visible text in the HTML", "empty")
+    return title or _stem_title(path), text
+
+
+def _read_docx(path: Path) -> tuple[str, str]:
+    """Paragraph text of a Word document (each heading starts a section) and its title."""
+    import zipfile
+
+    from docx import Document as open_docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    with path.open("rb") as fh:
+        magic = fh.read(4)
+    if magic == b"\xd0\xcf\x11\xe0":  # an OLE container: what Word writes when it encrypts
+        raise DocumentError(
+            f"{path}: encrypted (or an old binary .doc saved as .docx)", "encrypted"
+        )
+    try:
+        document = open_docx(str(path))
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise DocumentError(f"{path}: not a Word document ({str(exc)[:200]})") from exc
+    except Exception as exc:  # noqa: BLE001 - broken XML inside the zip, among others
+        raise DocumentError(
+            f"{path}: not a readable Word document ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from exc
+    parts: list[str] = []
+    title = (document.core_properties.title or "").strip()
+    for paragraph in document.paragraphs:
+        text = paragraph.text.strip()
+        style = paragraph.style.name if paragraph.style is not None else ""
+        if not text:
+            continue
+        if style == "Title" and not title:
+            title = text
+        elif style.startswith("Heading") or style == "Title":
+            parts.append(SECTION_BREAK + text)
+        else:
+            parts.append(text)
+    return title or _stem_title(path), "\n\n".join(parts)
 
 
 def _read_jsonl(path: Path, text: str) -> Iterator[Document]:
@@ -239,15 +380,29 @@ def _read_jsonl(path: Path, text: str) -> Iterator[Document]:
 
 
 def iter_files(paths: Iterable[str | Path]) -> Iterator[tuple[Path, Path | None]]:
-    """Yield (file, root folder) for every supported file under the given paths, sorted."""
+    """Yield (file, root folder) for every file under the given paths, sorted, each once.
+
+    Every file of a folder is yielded, so one that cannot be indexed is named, not passed over;
+    hidden files and folders (".git", ".DS_Store") are left out.
+    """
+    seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
+        found: list[tuple[Path, Path | None]]
         if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                if child.is_file() and child.suffix.lower() in SUPPORTED_SUFFIXES:
-                    yield child, path
+            found = [
+                (child, path)
+                for child in sorted(path.rglob("*"))
+                if child.is_file()
+                and not any(part.startswith(".") for part in child.relative_to(path).parts)
+            ]
         else:
-            yield path, None
+            found = [(path, None)]
+        for file, root in found:
+            key = file.resolve()
+            if key not in seen:
+                seen.add(key)
+                yield file, root
 
 
 def load_documents(paths: Iterable[str | Path]) -> tuple[list[Document], list[DocumentError]]:
@@ -258,11 +413,12 @@ def load_documents(paths: Iterable[str | Path]) -> tuple[list[Document], list[Do
     for path, root in iter_files(paths):
         try:
             if not path.exists():
-                raise DocumentError(f"{path}: no such file or folder")
+                raise DocumentError(f"{path}: no such file or folder", "missing")
             for doc in read_file(path, root):
                 if doc.id in seen:
                     raise DocumentError(
-                        f"{doc.source}: duplicate document id {doc.id!r} (also in {seen[doc.id]})"
+                        f"{doc.source}: duplicate document id {doc.id!r} (also in {seen[doc.id]})",
+                        "duplicate id",
                     )
                 seen[doc.id] = doc.source
                 documents.append(doc)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 import sys
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import httpx
 import pytest
@@ -24,9 +26,9 @@ QUESTION = "In which port was the designer of the Orrin Dam born?"
 RUN_DEADLINE = 240.0
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, sample_index):
-    """`langgraph dev` on a free loopback port, started from the repo root; yields url and log."""
+@contextmanager
+def dev_server(log_path: Path, cwd: Path, env: dict[str, str] | None = None) -> Iterator[Any]:
+    """`langgraph dev` for this checkout on a free loopback port, started in `cwd` with `env`."""
     port = free_port()
     langgraph = str(Path(sys.executable).with_name("langgraph"))
     cmd = [
@@ -42,15 +44,19 @@ def server(tmp_path_factory, sample_index):
         "--port",
         str(port),
     ]
-    log_path = tmp_path_factory.mktemp("server-log") / "langgraph-dev.log"
     with open(log_path, "w") as log, ExitStack() as stack:
         # The environment and working directory only matter while the process starts.
         with pytest.MonkeyPatch.context() as mp:
-            mp.chdir(ROOT)
+            mp.chdir(cwd)
             mp.setenv("LANGGRAPH_CLI_NO_ANALYTICS", "1")
             mp.setenv("LANGSMITH_TRACING", "false")
             mp.setenv("HF_HUB_OFFLINE", "1")
             mp.setenv("ANONYMIZED_TELEMETRY", "False")
+            # `langgraph dev` imports the graph's package from its working directory: from
+            # elsewhere, this checkout's code must come first on the path.
+            mp.setenv("PYTHONPATH", str(ROOT))
+            for key, value in (env or {}).items():
+                mp.setenv(key, value)
             try:
                 proc = stack.enter_context(
                     running(cmd, f"http://127.0.0.1:{port}/ok", timeout=120, log=log)
@@ -59,6 +65,14 @@ def server(tmp_path_factory, sample_index):
                 log.flush()
                 raise RuntimeError(f"{exc}\n{tail(log_path)}") from exc
         yield SimpleNamespace(url=f"http://127.0.0.1:{port}", log=log_path, pid=proc.pid)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, sample_index):
+    """`langgraph dev` started from the repo root; yields url, log and pid."""
+    log_path = tmp_path_factory.mktemp("server-log") / "langgraph-dev.log"
+    with dev_server(log_path, ROOT) as started:
+        yield started
 
 
 def tail(path: Path, chars: int = 4000) -> str:
@@ -242,3 +256,61 @@ def test_a_chat_client_sending_content_blocks_gets_a_short_answer_with_sources(
         for source in values["sources"]:
             assert f"[{source['label']}] {source['title']}: " in message
     assert values["question"] == second
+
+
+def answer_of(client, thread_id: str, run_input: dict, context: dict | None = None) -> dict:
+    """Run to the end on a thread; the thread's values after it."""
+    run = client.runs.create(thread_id, "resin", input=run_input, context=context)
+    client.runs.join(thread_id, run["run_id"])
+    assert client.runs.get(thread_id, run["run_id"])["status"] == "success"
+    return client.threads.get_state(thread_id)["values"]
+
+
+def test_a_server_started_elsewhere_answers_from_the_environment_s_index(tmp_path, sample_index):
+    """No run context at all: RESIN_INDEX (relative to the start directory) and RESIN_MODEL."""
+    start = tmp_path / "deploy"
+    start.mkdir()
+    (start / "served-index").symlink_to(sample_index)
+    env = {"RESIN_INDEX": "served-index", "RESIN_MODEL": "fake"}
+    question = {"messages": [{"role": "user", "content": QUESTION}]}
+    with dev_server(tmp_path / "server.log", start, env) as srv:
+        client = client_for(srv)
+        values = answer_of(client, client.threads.create()["thread_id"], question)
+        # the same question with the scripted models and the index named in a run context
+        named = answer_of(
+            client, client.threads.create()["thread_id"], question, fake_context(sample_index)
+        )
+    assert values["answer"].strip() and values["sources"], tail(srv.log)
+    assert {e["passage_id"] for e in values["evidence"]} >= set(values["citations"])
+    assert (values["answer"], values["citations"]) == (named["answer"], named["citations"])
+    log = srv.log.read_text(errors="replace")
+    assert f"resin: index {(start / 'served-index').resolve()}" in log
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict-msgpack"])
+def test_two_turns_on_one_thread_reload_no_unregistered_type(tmp_path, sample_index, strict):
+    """The second turn reloads the first's checkpoint: no unregistered type, its own answer."""
+    second = "Who designed the Orrin Dam?"
+    env = {"LANGGRAPH_STRICT_MSGPACK": "true"} if strict else {}
+    with dev_server(tmp_path / "server.log", ROOT, env) as srv:
+        client = client_for(srv)
+        thread = client.threads.create()["thread_id"]
+        context = fake_context(sample_index)
+        first = answer_of(
+            client, thread, {"messages": [{"role": "user", "content": QUESTION}]}, context
+        )
+        again = answer_of(
+            client, thread, {"messages": [{"role": "user", "content": second}]}, context
+        )
+        alone = answer_of(
+            client,
+            client.threads.create()["thread_id"],
+            {"messages": [{"role": "user", "content": second}]},
+            context,
+        )
+    log = srv.log.read_text(errors="replace")
+    assert "unregistered type" not in log and "Blocked deserialization" not in log, tail(srv.log)
+    assert again["question"] == second and first["question"] == QUESTION
+    assert again["answer"] == alone["answer"]
+    assert {e["id"] for e in again["evidence"]} == {e["id"] for e in alone["evidence"]}
+    assert [m["type"] for m in again["messages"]] == ["human", "ai", "human", "ai"]

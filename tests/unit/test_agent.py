@@ -278,6 +278,27 @@ def test_messages_in_messages_out_and_progress_events(sample_index):
     assert second["plan"][0].question == "Which pass does the Salt Ledger Road cross?"
 
 
+def test_checkpoints_hold_plain_json_and_load_back_as_models(sample_index):
+    """A server's serializer needs no allowlist of resin's types to store or reload a thread."""
+    graph, ctx = compiled(sample_index, scripted(plan=TWO_HOPS))
+    config = {"configurable": {"thread_id": "json"}}
+    graph.invoke({"messages": [HumanMessage(QUESTION)]}, config, context=ctx)
+    stored = graph.checkpointer.get_tuple(config).checkpoint["channel_values"]
+
+    def plain(value):
+        if isinstance(value, dict):
+            return all(isinstance(k, str) and plain(v) for k, v in value.items())
+        if isinstance(value, list):
+            return all(plain(v) for v in value)
+        return value is None or isinstance(value, str | int | float | bool)
+
+    for key in ("plan", "results", "evidence", "chains"):
+        assert plain(stored[key]), key
+    assert stored["evidence"] and stored["results"]
+    values = graph.get_state(config).values
+    assert isinstance(values["plan"][0], Hop) and isinstance(values["results"][1], HopResult)
+
+
 def test_graph_wiring_matches_the_snapshot():
     from pathlib import Path
 

@@ -344,6 +344,26 @@ def test_smoke_run_resumes_without_redoing_work(smoke_run):
     assert main(changed) == 2
 
 
+def test_answers_in_flight_at_once_give_the_rows_of_a_sequential_run(smoke_run, tmp_path):
+    from evals.cli import main
+
+    out, argv = smoke_run
+    again = tmp_path / "concurrent"
+    argv = [str(again) if a == str(out) else a for a in argv]
+    argv[argv.index("all")] = "dense,agent"
+    assert main([*argv, "--concurrency", "3"]) == 0
+
+    def rows(folder, name):
+        lines = (folder / "results" / f"{name}.jsonl").read_text().splitlines()
+        return [
+            {k: v for k, v in json.loads(line).items() if k not in ("latency", "stages")}
+            for line in lines
+        ]
+
+    for name in ("dense", "agent"):
+        assert rows(again, name) == rows(out, name)
+
+
 # --- real data (skipped where ../shared/data is absent) ----------------------------------------
 @pytest.mark.skipif(not SHARED_DATA.exists(), reason="no ../shared/data beside the checkout")
 def test_loaders_on_the_shared_data():
