@@ -625,6 +625,13 @@ class Builder:
             ],
         )
         names = [n for u in units for n in (u.edge[::2] if u.edge else (u.subject,))]
+        idx.catalog.add_unscanned(
+            k
+            for u in units
+            if u.extractor != "nlp"
+            for n in (u.edge[::2] if u.edge else (u.subject,))
+            if (k := entity_key(n)) not in self._scanned
+        )
         first_name: dict[str, str] = {}
         for name in names:
             first_name.setdefault(entity_key(name), name)
@@ -660,9 +667,16 @@ class Builder:
         self.index.catalog.add_mentions(pairs)
 
     def _scan_new_names(self) -> None:
-        """Scan every passage for names no earlier scan looked for, then remember them."""
+        """Scan every passage for names no earlier scan looked for, then remember them.
+
+        The names are document titles and the names in model units. The parser's are left out: it
+        makes a node of every noun phrase ("member", "the legislature", "Democrat Ned Lamont"),
+        and on HotpotQA-300 their mentions sent bridge hops away from the titled documents that
+        answer (agent recall@5 77.3 with titles only, 76.5 adding capitalized multi-word names,
+        with hop-1 units; 86.0 vs 81.7 without them).
+        """
         idx = self.index
-        current = set(idx.graph.all_names()) | {
+        current = idx.catalog.unscanned_names() | {
             entity_key(r.title) for r in idx.catalog.documents()
         }
         new = {n for n in current - self._scanned if len(n) >= _MIN_NAME_CHARS}

@@ -34,6 +34,7 @@ CREATE INDEX IF NOT EXISTS units_doc ON units(doc_id);
 CREATE TABLE IF NOT EXISTS mentions (name TEXT NOT NULL, pid TEXT NOT NULL, PRIMARY KEY (name, pid));
 CREATE INDEX IF NOT EXISTS mentions_pid ON mentions(pid);
 CREATE TABLE IF NOT EXISTS scanned (name TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS unscanned (name TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS extractions (
     key TEXT PRIMARY KEY, pid TEXT NOT NULL, units TEXT NOT NULL, proposed INTEGER NOT NULL,
     ungrounded INTEGER NOT NULL, invalid INTEGER NOT NULL,
@@ -282,8 +283,19 @@ class Catalog:
 
     def mark_scanned(self, names: Iterable[str]) -> None:
         """Remember that every passage has been scanned for these names."""
+        rows = [(n,) for n in names]
         with self.transaction() as db:
-            db.executemany("INSERT OR IGNORE INTO scanned VALUES (?)", [(n,) for n in names])
+            db.executemany("INSERT OR IGNORE INTO scanned VALUES (?)", rows)
+            db.executemany("DELETE FROM unscanned WHERE name=?", rows)
+
+    def add_unscanned(self, names: Iterable[str]) -> None:
+        """Names to scan every passage for at the end of a build (kept across a crash)."""
+        with self.transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO unscanned VALUES (?)", [(n,) for n in names])
+
+    def unscanned_names(self) -> set[str]:
+        """Names waiting for their scan."""
+        return {r[0] for r in self.db.execute("SELECT name FROM unscanned")}
 
     def forget_names(self, names: Iterable[str]) -> None:
         """Drop the mentions of names that no longer exist."""
@@ -291,6 +303,7 @@ class Catalog:
             for name in names:
                 db.execute("DELETE FROM mentions WHERE name=?", (name,))
                 db.execute("DELETE FROM scanned WHERE name=?", (name,))
+                db.execute("DELETE FROM unscanned WHERE name=?", (name,))
 
     # extraction cache -----------------------------------------------------------------------
     def cached_extraction(self, key: str) -> tuple[str, int, int, int] | None:
