@@ -8,9 +8,9 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
-from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel
 
+from agent.answering import structured_call
 from agent.state import State
 from indexes.extraction import json_schema_format, token_usage
 
@@ -48,11 +48,10 @@ def question_of(state: State) -> tuple[str, list[str]]:
 
 
 def structured(model: BaseChatModel, schema: type[BaseModel], max_tokens: int) -> Runnable:
-    """A schema-constrained, non-streaming call: only `compose` streams tokens to the user."""
-    limits = {"items": 5, "chars": 200}
-    return model.bind(
-        response_format=json_schema_format(schema, limits), max_tokens=max_tokens
-    ).with_config(tags=[TAG_NOSTREAM])
+    """A schema-constrained, non-streaming call: only `compose` shows text to the user."""
+    return structured_call(
+        model, json_schema_format(schema, {"items": 5, "chars": 200}), max_tokens
+    )
 
 
 def parse_reply(reply: BaseMessage, schema: type[BaseModel]) -> Any:
