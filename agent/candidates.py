@@ -284,7 +284,8 @@ def candidates(
                 if '"' in text or "\\" in text:  # a grammar's enum cannot hold them safely
                     continue
                 own = stems(text)
-                if own and 2 * len(own & asked) >= len(own) and label not in _TIMES | _NUMBERS:
+                repeated = own & asked - {head}  # "Kestrel Pass" answers "which pass"
+                if own and 2 * len(repeated) >= len(own) and label not in _TIMES | _NUMBERS:
                     continue  # mostly words the question already uses: not new information
                 item = seen.setdefault(key, _Seen(rank=rank))
                 texts.setdefault(key, text)

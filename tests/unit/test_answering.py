@@ -129,3 +129,17 @@ def test_answer_mode_auto_follows_the_backend():
     assert resolve_mode("choices", "openai:x") == "choices"
     with pytest.raises(ValueError, match="answer_mode"):
         resolve_mode("prose", "embedded")
+
+
+def test_a_name_that_holds_the_asked_for_noun_stays_a_candidate():
+    shown = [
+        make_passages(
+            Document(
+                id="road",
+                title="Ledger Road",
+                text="North of the marsh, the Ledger Road crosses the Harrow Pass.",
+            )
+        )[0]
+    ]
+    found = candidates("Which mountain pass does the Ledger Road cross?", shown)
+    assert found[0].text == "Harrow Pass"
