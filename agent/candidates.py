@@ -285,7 +285,11 @@ def candidates(
                     continue
                 own = stems(text)
                 repeated = own & asked - {head}  # "Kestrel Pass" answers "which pass"
-                if own and 2 * len(repeated) >= len(own) and label not in _TIMES | _NUMBERS:
+                if (
+                    own
+                    and (2 * len(repeated) >= len(own) or own <= asked)
+                    and label not in (_TIMES | _NUMBERS)
+                ):
                     continue  # mostly words the question already uses: not new information
                 item = seen.setdefault(key, _Seen(rank=rank))
                 texts.setdefault(key, text)
