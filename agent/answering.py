@@ -35,6 +35,8 @@ from agent.candidates import (
     Candidate,
     candidates,
     is_yes_no,
+    listed,
+    listed_options,
     question_options,
     question_parts,
     stems,
@@ -307,6 +309,7 @@ def answer_from_passages(
     if not passages:
         return Answer(NOT_FOUND, False, mode=mode, notes=["no passages to answer from"])
     out = Answer(NOT_FOUND, False, mode=mode)
+    asked_whole, (question, options) = question, listed_options(question)
     if mode == "choices":
         asked = stems(question)
         if max((len(asked & stems(s.text)) for _, s in _sentences(passages)), default=0) < min(
@@ -314,23 +317,32 @@ def answer_from_passages(
         ):
             out.notes.append("no passage sentence shares the question's words")
             return out
-        cands = candidates(question, passages, names)
+        cands = (
+            listed(question, options, passages)
+            if options
+            else candidates(question, passages, names)
+        )
         out.candidates = [c.text for c in cands]
         if not cands:
             out.notes.append("no candidate answer is written in the passages")
             return out
-        picked, reply = _pick(model, question, cands, passages)
-        if not picked:
-            out.notes.append("the model's pick was not one of the choices")
+        if cands[0].label == "COMPARED":  # the passages' years settle it: no model guess
+            picked, reply = cands[0].text, None
+            out.notes.append("compared the years the passages give for each option")
+        else:
+            picked, reply = _pick(model, question, cands, passages)
+            if not picked:
+                out.notes.append("the model's pick was not one of the choices")
     else:
         context = render_passages(passages)
         if chains:
             context += f"\n<chains>\n{fence(chains)}\n</chains>"
-        picked, looped, reply = free_answer(model, question, context)
+        picked, looped, reply = free_answer(model, asked_whole, context)
         if looped:
             out.notes.append("the model's answer repeated itself and was cut")
     out.reply = reply
-    out.prompt_tokens, out.completion_tokens = token_usage(reply)
+    if reply is not None:
+        out.prompt_tokens, out.completion_tokens = token_usage(reply)
     if not picked or normalize(picked) in ("", normalize(NOT_FOUND_CHOICE)):
         out.notes.append("the model found no answer in the passages")
         return out

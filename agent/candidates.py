@@ -30,6 +30,7 @@ _AUXILIARIES = frozenset(
     "is are was were am do does did can could has have had will would should may might must "
     "shall".split()
 )
+_OPENERS = _WH_WORDS | _AUXILIARIES
 # What the question word asks for, as spaCy (OntoNotes) entity labels.
 _PEOPLE = frozenset({"PERSON", "ORG", "NORP"})
 _PLACES = frozenset({"GPE", "LOC", "FAC"})
@@ -75,13 +76,23 @@ _EXPECTED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         ),
     )
 )
+_NAMES = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT"})
+X = 2
 # Spans whose entity type the parser did not give: noun phrases, proper nouns, titles, unit names.
 _UNTYPED = frozenset({"NP", "PROPN", "TITLE", "NAME"})
 # Candidates shown to the model: enough to hold the answer, few enough for a short prompt.
 MAX_CANDIDATES = 10
+W = 2
+V = 5
 _MAX_WORDS = 8
 _MAX_VERB_WORDS = 6
 _YEAR = re.compile(r"\b(?:1\d{3}|20\d{2})\b")
+# Date comparisons the passages' years can settle.
+_EARLIER = re.compile(r" (?:older|oldest|first|earlier|earliest|sooner|predates?|before) ")
+_LATER = re.compile(
+    r" (?:younger|youngest|later|latest|newer|newest|more recent|most recent|last) "
+)
+_LONGER = re.compile(r" lived (?:longer|the longest) ")
 
 
 @dataclass
@@ -126,13 +137,46 @@ def stems(text: str) -> set[str]:
 
 
 def question_options(question: str) -> list[str]:
-    """The alternatives of an "A or B" question ("Which is older, the X or the Y?")."""
+    """The two alternatives a question names ("Which is older, X or Y?", "Between X and Y, …")."""
     body = question.strip().rstrip("?").strip()
-    if " or " not in body:
+    lead = re.match(r"(?:between|among|of) (?:the \w+ )?(.+?) and (.+?),", body, flags=re.I)
+    if lead:
+        options = [lead.group(1), lead.group(2)]
+    elif " or " in body:
+        tail = re.split(r",|:|\bbetween\b|\s*[-–—]\s", body)[-1]  # "Who lived longer- A or B"
+        options = [o.strip(" ,") for o in re.split(r"\bor\b", tail)]
+    else:
         return []
-    tail = re.split(r",|:|\bbetween\b", body)[-1]
-    options = [o.strip(" ,") for o in re.split(r"\bor\b", tail)]
-    return [o for o in options if o and len(o.split()) <= _MAX_WORDS] if len(options) == 2 else []
+    if len(options) != 2 or not all(options):
+        return []
+    first, second = options[0].split(), options[1].split()
+    if (
+        second[0][:1].isupper() or second[0][:1].isdigit()
+    ):  # "Which was built first Woolworth Building or 1 New York Plaza"
+        while len(first) > 1 and (first[0].islower() or first[0].lower() in _OPENERS):
+            first = first[1:]
+    elif first[0].lower() in _OPENERS:  # "Are A and B democratic or republican?"
+        first = first[-len(second) :]
+    options[0] = " ".join(first)
+    return options if all(len(o.split()) <= _MAX_WORDS for o in options) else []
+
+
+def listed_options(question: str) -> tuple[str, list[str]]:
+    """A multiple-choice question's stem and its lettered options: "What …? (A) sand (B) forests".
+
+    Options that do not run A, B, C … in order are not options (the question is returned whole).
+    """
+    parts = re.split(r"\s*\(([A-Za-z])\)\s+", question.strip())
+    # quotes and backslashes cannot sit safely in a grammar's enum
+    letters, texts = parts[1::2], [re.sub(r'["\\]', "", t).strip(" ,;") for t in parts[2::2]]
+    if len(texts) < 2 or [x.upper() for x in letters] != [chr(65 + i) for i in range(len(texts))]:
+        return question, []
+    return parts[0].strip(), texts
+
+
+def with_options(question: str, options: Sequence[str]) -> str:
+    """The question as a person asks a multiple-choice one: its options lettered after it."""
+    return " ".join([question, *(f"({chr(65 + i)}) {o}" for i, o in enumerate(options))])
 
 
 def is_yes_no(question: str) -> bool:
@@ -214,18 +258,16 @@ def _clean(span: str) -> str:
     return span.strip(" ,.;:'\"()[]")
 
 
-def _near(sentence: str, span: str, head: str, window: int = 4) -> bool:
-    """The head noun is written within `window` words of the span ("the port of Caldmere")."""
+def _around(sentence: str, span: str, window: int = 4) -> set[str]:
+    """The words (cut to five letters) written within `window` words of the span."""
     words = [w[:5] for w in normalize(sentence).split()]
-    target = normalize(span).split()
+    target = [w[:5] for w in normalize(span).split()]
+    found: set[str] = set()
     for i in range(len(words) - len(target) + 1):
-        if [w[:5] for w in target] == words[i : i + len(target)]:
-            around = (
-                words[max(0, i - window) : i] + words[i + len(target) : i + len(target) + window]
-            )
-            if head in around:
-                return True
-    return False
+        if target == words[i : i + len(target)]:
+            found.update(words[max(0, i - window) : i])
+            found.update(words[i + len(target) : i + len(target) + window])
+    return found
 
 
 @dataclass
@@ -234,6 +276,7 @@ class _Seen:
     sentences: list[str] = field(default_factory=list)
     overlap: float = 0.0
     near: bool = False
+    close: int = 0
     linked: bool = False
     rank: int = 0
 
@@ -250,7 +293,7 @@ def candidates(
     """
     options = question_options(question)
     if options:
-        return _mentioned(options, passages, "OPTION")
+        return compared(question, options, passages) or _mentioned(options, passages, "OPTION")
     if is_yes_no(question):
         return [Candidate(text, "YESNO") for text in YES_NO]
     asked = stems(question)
@@ -270,8 +313,8 @@ def candidates(
             overlap = len(main & words) + 0.25 * len(described & words)
             spans = list(_spans(sentence.text))
             spans += [s for s in extra if f" {normalize(s[0])} " in norm]
-            if asks_year:  # "April 20, 1945" answers "what year" as 1945
-                spans += [
+            if asks_year:  # "April 20, 1945" answers "what year" as 1945, and only so
+                spans = [s for s in spans if s[1] != "DATE"] + [
                     (y, "DATE") for sp, lab in spans if lab == "DATE" for y in _YEAR.findall(sp)
                 ]
             for span, label in spans:
@@ -299,17 +342,19 @@ def candidates(
                 item.linked = item.linked or any(
                     f" {b} " in norm for b in bridges if b != key and b not in key
                 )
-                item.near = (
-                    item.near or bool(head) and (head in own or _near(sentence.text, text, head))
-                )
+                around = _around(sentence.text, text)
+                item.near = item.near or bool(head) and (head in own or head in around)
+                item.close = max(item.close, len((main - own) & around))
     ranked = []
     for key, item in seen.items():
         typed = [lab for lab in item.labels if lab not in _UNTYPED]
         label = max(set(typed), key=typed.count) if typed else item.labels[0]
-        score = _fit(label, wanted) + 2.0 * item.overlap + 5.0 * item.near
+        score = _fit(label, wanted) + 2.0 * item.overlap + 5.0 * item.near + W * min(item.close, 2)
         score += 3.0 * item.linked - 3.0 * (key in bridges)
         if label == "NP" and " " not in key:  # "town", "place", "way": too vague to answer
             score -= 1.5
+        if wanted == _TIMES and not any(c.isdigit() for c in key):  # "his second season"
+            score -= V
         score += 0.3 * math.log(len(set(item.sentences))) - 0.1 * item.rank
         ranked.append(Candidate(texts[key], label, score, list(dict.fromkeys(item.sentences))))
     return sorted(ranked, key=lambda c: -c.score)[:MAX_CANDIDATES]
@@ -342,6 +387,75 @@ def _fit(label: str, wanted: frozenset[str]) -> float:
             return 2.0
         return -1.0 if label in _UNTYPED else -2.0
     return {"NP": 1.0, "TITLE": 1.5, "NAME": 1.5, "PROPN": 1.5}.get(label, 1.0)
+
+
+def _option_years(option: str, main: frozenset[str], passages: Sequence[Passage]) -> list[int]:
+    """The years of the first sentence naming an option, the one beside the question's verb first.
+
+    "Who was born first, A or B?": A's page writes "A (born 12 May 1950) …"; "Which was founded
+    first …": "B was founded in 1818 …". The year written nearest a question word ("born",
+    "founded") leads; the option's own page (its title) is read before others.
+    """
+    key = normalize(_clean(option))
+    pages = sorted(passages, key=lambda p: normalize(p.title) != key)
+    for passage in pages:
+        own = normalize(passage.title) == key
+        for sentence in passage.sentences:
+            if not own and f" {key} " not in f" {normalize(sentence.text)} ":
+                continue
+            years = [int(y) for y in _YEAR.findall(sentence.text)]
+            if years:
+                near = [y for y in years if main & _around(sentence.text, str(y), 6)]
+                return near[:1] + [y for y in years if y not in near[:1]]
+    return []
+
+
+def compared(question: str, options: Sequence[str], passages: Sequence[Passage]) -> list[Candidate]:
+    """The option a date comparison picks ("born first", "younger", "lived longer"), first.
+
+    Labelled COMPARED: computed from the years the passages write, not guessed. Empty when the
+    passages lack either option's years or the question compares something else.
+    """
+    words = f" {normalize(question)} "
+    if _LONGER.search(words):
+        measure = "span"
+    elif _EARLIER.search(words):
+        measure = "first"
+    elif _LATER.search(words):
+        measure = "last"
+    else:
+        return []
+    main = question_parts(question)[0]
+    years = [_option_years(o, main, passages) for o in options]
+    if measure == "span":  # "(9 April 1948 – 15 April 1989)"
+        years = [sorted(y[:2]) for y in years]
+        values = [y[1] - y[0] if len(y) > 1 else None for y in years]
+    else:
+        values = [y[0] if y else None for y in years]
+    known = [v for v in values if v is not None]
+    if len(known) < len(values) or len(set(known)) < len(known):
+        return []
+    pick = known.index((max if measure in ("span", "last") else min)(known))
+    ranked = _mentioned(options, passages, "OPTION")
+    ranked[pick].label, ranked[pick].score = "COMPARED", float("inf")
+    return sorted(ranked, key=lambda c: c.label != "COMPARED")
+
+
+def listed(question: str, options: Sequence[str], passages: Sequence[Passage]) -> list[Candidate]:
+    """A multiple-choice question's options, best supported first.
+
+    An option's support is the share of its words a sentence writes, weighted by how many of the
+    question's words that sentence shares: options are rarely written word for word.
+    """
+    asked = stems(question)
+    pool = [(s.id, stems(s.text)) for p in passages for s in p.sentences]
+    out = []
+    for text in options:
+        own = stems(text) or {normalize(text)}
+        support = [(len(own & w) / len(own) * (1 + len(asked & w)), sid) for sid, w in pool]
+        ids = [sid for score, sid in sorted(support, reverse=True) if score > 0]
+        out.append(Candidate(text, "OPTION", max((s for s, _ in support), default=0.0), ids))
+    return sorted(out, key=lambda c: -c.score)
 
 
 def _mentioned(texts: Sequence[str], passages: Sequence[Passage], label: str) -> list[Candidate]:

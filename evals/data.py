@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.candidates import with_options
 from indexes.documents import (
     DEFAULT_PASSAGE_CHARS,
     Document,
@@ -58,6 +59,11 @@ class Question:
     gold_sentence_ids: list[str] = field(default_factory=list)
     type: str = ""
     own_keys: list[str] = field(default_factory=list)
+
+    @property
+    def asked(self) -> str:
+        """What every system is asked: the question, with its lettered choices if it has them."""
+        return with_options(self.question, self.choices) if self.choices else self.question
 
 
 @dataclass

@@ -352,7 +352,7 @@ def run_system(
             {
                 "id": q.id,
                 "system": name,
-                "question": q.question,
+                "question": q.asked,
                 "answers": q.answers,
                 "gold": q.gold_keys,
                 **outcome.trace,

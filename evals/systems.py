@@ -141,7 +141,7 @@ def run_none(env: Env, q: Question) -> Outcome:
     """Closed book: the question alone."""
     out = Outcome(answer="")
     out.trace = {"plan": [], "hops": [], "evidence": [], "chains": []}
-    _free(env, q.question, "", CLOSED_BOOK_SYSTEM, out)
+    _free(env, q.asked, "", CLOSED_BOOK_SYSTEM, out)
     return out
 
 
@@ -151,7 +151,7 @@ def _rag(mode: str) -> Callable[[Env, Question], Outcome]:
         with _stage(out.stages, "retrieve"):
             hits = search_passages(
                 env.index,
-                q.question,
+                q.asked,
                 max(env.k, RANK_DEPTH),
                 mode=mode,  # type: ignore[arg-type]
             )
@@ -160,11 +160,11 @@ def _rag(mode: str) -> Callable[[Env, Question], Outcome]:
         scores = {h.passage_id: h.score for h in hits}
         out.trace = {
             "plan": [],
-            "hops": [{"hop": 1, "query": q.question, "route": mode, "passages": len(hits)}],
+            "hops": [{"hop": 1, "query": q.asked, "route": mode, "passages": len(hits)}],
             "evidence": _passage_trace(passages[: env.k], scores),
             "chains": [],
         }
-        compose_answer(env, q.question, passages[: env.k], out)
+        compose_answer(env, q.asked, passages[: env.k], out)
         return out
 
     return run
@@ -185,7 +185,7 @@ def _chains_and_units(
     """The question's top chains under the run's settings, and the units behind their links."""
     ctx = env.context
     chains = traverse_chains(
-        env.index, q.question, direction, ctx.chain_depth, ctx.tau, ctx.top_chains
+        env.index, q.asked, direction, ctx.chain_depth, ctx.tau, ctx.top_chains
     )
     return chains, _chain_units(env, chains, per_link=per_link)
 
@@ -194,7 +194,7 @@ def _chain_trace(q: Question, chains: list[Chain], units: list[ReasoningUnit]) -
     """The per-question trace of a chain-only system: one hop, its chains and their units."""
     return {
         "plan": [],
-        "hops": [{"hop": 1, "query": q.question, "route": "chain", "chains": len(chains)}],
+        "hops": [{"hop": 1, "query": q.asked, "route": "chain", "chains": len(chains)}],
         "evidence": [
             {"unit_id": u.id, "passage_id": u.passage_id, "quote": u.evidence} for u in units
         ],
@@ -216,7 +216,7 @@ def run_sarg(env: Env, q: Question) -> Outcome:
     out.ranked = [p.id for p in passages]
     out.trace = _chain_trace(q, chains, units)
     names = [n for c in chains for link in c.links for n in (link.head, link.tail)]
-    compose_answer(env, q.question, passages, out, names, "\n".join(c.text for c in chains))
+    compose_answer(env, q.asked, passages, out, names, "\n".join(c.text for c in chains))
     return out
 
 
@@ -252,7 +252,7 @@ def run_graph_dump(env: Env, q: Question) -> Outcome:
         "evidence": [],
         "chains": [{"text": f"(graph dump: {shown} of {total} edges)", "score": None}],
     }
-    _free(env, q.question, f"<chains>\n{fence(dump)}\n</chains>", GRAPH_DUMP_SYSTEM, out)
+    _free(env, q.asked, f"<chains>\n{fence(dump)}\n</chains>", GRAPH_DUMP_SYSTEM, out)
     return out
 
 
@@ -282,7 +282,7 @@ def run_agent_with(context: Context, skip_steps: tuple[str, ...] = ()) -> Callab
         final: dict[str, Any] = {}
         last = time.perf_counter()
         for mode, payload in graph.stream(
-            {"question": q.question}, context=context, stream_mode=["updates", "values"]
+            {"question": q.asked}, context=context, stream_mode=["updates", "values"]
         ):
             now = time.perf_counter()
             if mode == "updates" and isinstance(payload, dict):
@@ -344,13 +344,13 @@ def run_units_only(env: Env, q: Question) -> Outcome:
     """One hop, typed-unit search only: the passages behind the top-k units, composed."""
     out = Outcome(answer="")
     with _stage(out.stages, "retrieve"):
-        hits = search_units(env.index, q.question, None, env.k)
+        hits = search_units(env.index, q.asked, None, env.k)
         pids = list(dict.fromkeys(h.unit.passage_id for h in hits))
         passages = fetch_passages(env.index, pids)
     out.ranked = [p.id for p in passages]
     out.trace = {
         "plan": [],
-        "hops": [{"hop": 1, "query": q.question, "route": "units", "units": len(hits)}],
+        "hops": [{"hop": 1, "query": q.asked, "route": "units", "units": len(hits)}],
         "evidence": [
             {
                 "unit_id": h.unit.id,
@@ -362,7 +362,7 @@ def run_units_only(env: Env, q: Question) -> Outcome:
         ],
         "chains": [],
     }
-    compose_answer(env, q.question, passages, out)
+    compose_answer(env, q.asked, passages, out)
     return out
 
 
@@ -374,7 +374,7 @@ def run_chains_only(env: Env, q: Question) -> Outcome:
         passages = fetch_passages(env.index, list(dict.fromkeys(u.passage_id for u in units)))
     out.ranked = [p.id for p in passages]
     out.trace = _chain_trace(q, chains, units)
-    compose_answer(env, q.question, passages, out, chains="\n".join(c.text for c in chains))
+    compose_answer(env, q.asked, passages, out, chains="\n".join(c.text for c in chains))
     return out
 
 

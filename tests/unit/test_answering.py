@@ -10,7 +10,15 @@ from agent.answering import (
     cut_repetition,
     resolve_mode,
 )
-from agent.candidates import candidates, expected_labels, is_yes_no, question_options
+from agent.candidates import (
+    candidates,
+    expected_labels,
+    is_yes_no,
+    listed,
+    listed_options,
+    question_options,
+    with_options,
+)
 from agent.models import ScriptedChatModel, heuristic_reply
 from indexes.documents import Document, make_passages
 
@@ -66,7 +74,7 @@ def test_yes_no_and_either_or_questions_get_their_own_choices():
         "no",
     ]
     question = "Which is older, the Aldwick Bridge or Pellisk?"
-    assert question_options(question) == ["the Aldwick Bridge", "Pellisk"]
+    assert question_options(question) == ["Aldwick Bridge", "Pellisk"]
     assert {c.text for c in candidates(question, passages())} == {"Aldwick Bridge", "Pellisk"}
 
 
@@ -143,3 +151,90 @@ def test_a_name_that_holds_the_asked_for_noun_stays_a_candidate():
     ]
     found = candidates("Which mountain pass does the Ledger Road cross?", shown)
     assert found[0].text == "Harrow Pass"
+
+
+PEOPLE = {
+    "Ilsa Moran": "Ilsa Moran (4 March 1902 – 9 June 1980) was a Norwegian painter.",
+    "Teodor Vask": "Teodor Vask (born 17 July 1931) is a Danish sculptor. He moved to Oslo in 1902.",
+    "Rune Halle": "Rune Halle (1890–1925) was a Swedish poet.",
+    "Per Odd": "Per Odd is a Danish actor.",
+}
+
+
+def people(*titles):
+    return [
+        make_passages(Document(id=t.lower().replace(" ", "-"), title=t, text=PEOPLE[t]))[0]
+        for t in titles
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "winner"),
+    [
+        ("Who was born first, Ilsa Moran or Teodor Vask?", "Ilsa Moran"),
+        ("Which artist is younger, Ilsa Moran or Teodor Vask?", "Teodor Vask"),
+        ("Who lived longer- Ilsa Moran or Rune Halle?", "Ilsa Moran"),
+        ("Between Rune Halle and Ilsa Moran, who was born earlier?", "Rune Halle"),
+    ],
+)
+def test_a_date_comparison_is_computed_from_the_years_without_a_model_call(question, winner):
+    shown = people("Ilsa Moran", "Teodor Vask", "Rune Halle")
+    found = candidates(question, shown)
+    assert found[0].label == "COMPARED" and found[0].text == winner
+    model = ScriptedChatModel(responses=[])
+    answer = answer_from_passages(model, "choices", question, shown)
+    assert answer.text == winner and not model.calls
+    # both options' sentences are cited: the comparison rests on both
+    cited = " ".join(s["sentence"] for s in answer.sources)
+    assert all(name in cited for name in question_options(question))
+
+
+def test_a_comparison_the_passages_cannot_settle_is_left_to_the_model():
+    shown = people("Ilsa Moran", "Per Odd")
+    found = candidates("Who was born first, Ilsa Moran or Per Odd?", shown)
+    assert {c.label for c in found} == {"OPTION"}
+
+
+@pytest.mark.parametrize(
+    ("question", "options"),
+    [
+        ("Which was built first Harrow Mill or 1 Quay Street?", ["Harrow Mill", "1 Quay Street"]),
+        ("Are Ilsa Moran and Per Odd painters or actors?", ["painters", "actors"]),
+        ("Between Greyia and Calibanus, which genus has more species?", ["Greyia", "Calibanus"]),
+        ("Who lived longer- Ilsa Moran or Rune Halle?", ["Ilsa Moran", "Rune Halle"]),
+        ("Who designed the Aldwick Bridge?", []),
+    ],
+)
+def test_the_two_options_a_question_names(question, options):
+    assert question_options(question) == options
+
+
+def test_what_year_is_answered_by_a_year_alone_and_the_verb_s_neighbour_wins():
+    shown = people("Teodor Vask")
+    years = [c.text for c in candidates("In what year was Teodor Vask born?", shown)]
+    assert years[0] == "1931" and "17 July 1931" not in years
+    film = make_passages(
+        Document(
+            id="glass",
+            title="Glass Harbor",
+            text="Glass Harbor is a 1998 film directed by Kara Venn, with music by the "
+            "composer Olin Marsh.",
+        )
+    )
+    assert candidates("Who directed Glass Harbor?", film)[0].text == "Kara Venn"
+
+
+def test_a_multiple_choice_question_offers_its_own_options_best_supported_first():
+    question = "Where was Tomas Brell born? (A) Varrow (B) a harbour town (C) the moon"
+    stem, options = listed_options(question)
+    assert stem == "Where was Tomas Brell born?"
+    assert options == ["Varrow", "a harbour town", "the moon"]
+    assert with_options(stem, options) == question
+    assert listed_options("Is (A) a grade?") == ("Is (A) a grade?", [])
+    ranked = listed(stem, options, passages())
+    assert ranked[0].text == "a harbour town" and ranked[-1].text == "the moon"
+    model = ScriptedChatModel(responder=heuristic_reply)
+    answer = answer_from_passages(model, "choices", question, passages())
+    assert choices_of(model) == ["a harbour town", "Varrow", "the moon"]
+    assert answer.found and answer.text == "a harbour town"
+    assert "harbour town" in answer.sources[0]["sentence"]
