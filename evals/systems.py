@@ -280,9 +280,10 @@ def run_agent_with(context: Context, skip_steps: tuple[str, ...] = ()) -> Callab
 
         out = Outcome(answer="")
         final: dict[str, Any] = {}
+        candidates: list[str] = []
         last = time.perf_counter()
         for mode, payload in graph.stream(
-            {"question": q.asked}, context=context, stream_mode=["updates", "values"]
+            {"question": q.asked}, context=context, stream_mode=["updates", "values", "custom"]
         ):
             now = time.perf_counter()
             if mode == "updates" and isinstance(payload, dict):
@@ -292,6 +293,10 @@ def run_agent_with(context: Context, skip_steps: tuple[str, ...] = ()) -> Callab
                 last = now
             elif mode == "values" and isinstance(payload, dict):
                 final = payload
+            elif (
+                mode == "custom" and isinstance(payload, dict) and payload.get("event") == "answer"
+            ):
+                candidates = list(payload.get("candidates") or [])
         evidence: list[Evidence] = list(final.get("evidence") or [])
         out.answer = (
             " ".join(str(final.get("answer") or "").split()) if final.get("sources") else ""
@@ -314,6 +319,7 @@ def run_agent_with(context: Context, skip_steps: tuple[str, ...] = ()) -> Callab
             "evidence": [_dump(e) for e in evidence],
             "chains": [{"text": c.text, "score": c.score} for c in final.get("chains") or []],
             "citations": list(final.get("citations") or []),
+            "candidates": candidates,
             "notes": list(final.get("notes") or []),
             "message": _last_message(final),
             "usage": list(final.get("usage") or []),
