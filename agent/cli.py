@@ -30,15 +30,20 @@ def _add_index_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chroma-port", type=int, default=8000, help="Chroma server port")
 
 
-def open_index(args: argparse.Namespace, **overrides: Any) -> Any:
-    """Open the index the arguments name (the embedder is loaded once per process)."""
+def open_index(
+    args: argparse.Namespace, create: bool = False, migrate: bool = False, **overrides: Any
+) -> Any:
+    """Open the index the arguments name (the embedder is loaded once per process).
+
+    Only `resin index` creates one (`create`): a mistyped --index elsewhere is an error.
+    """
     from agent.models import make_embedder
     from indexes.build import Index, IndexConfig
 
     config = IndexConfig(
         path=args.index, chroma_host=args.chroma_host, chroma_port=args.chroma_port, **overrides
     )
-    return Index(config, make_embedder(args.embedder))
+    return Index(config, make_embedder(args.embedder), create=create, migrate=migrate)
 
 
 def _progress_bar(desc: str) -> Any:
@@ -77,9 +82,19 @@ def cmd_index(args: argparse.Namespace) -> int:
     from indexes.build import Builder, extractors
     from indexes.documents import load_documents
 
-    index = open_index(args, passage_chars=args.passage_chars, merge_threshold=args.merge_threshold)
+    index = open_index(
+        args,
+        create=True,
+        migrate=getattr(args, "migrate", False),
+        passage_chars=args.passage_chars,
+        merge_threshold=args.merge_threshold,
+    )
     status = 0
     try:
+        if getattr(args, "migrate", False):
+            print(f"index {args.index} uses collections {index.manifest['collection_prefix']}*")
+            if not args.paths and not args.delete:
+                return 0
         if args.delete:
             builder = Builder(index, None)
             for doc_id in args.delete:
@@ -158,6 +173,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     )
     print(f"embedder         {figures['embedder']}")
     print(f"extraction       {', '.join(figures['extraction_models']) or 'none (structural only)'}")
+    print("document ids (for --delete)")
+    for doc in figures["document_ids"]:
+        print(f"  {doc['id']:<30} {doc['title']}{'' if doc['complete'] else '  (incomplete)'}")
     return 0
 
 
@@ -260,10 +278,11 @@ def cmd_chat(args: argparse.Namespace) -> int:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from agent.graph import builder
+    from agent.resources import get_index
     from agent.state import checkpoint_serializer
 
     ctx = _context(args)
-    args.index.mkdir(parents=True, exist_ok=True)
+    get_index(ctx)  # no index, no conversation: and no chat.sqlite left in a mistyped folder
     saver = SqliteSaver(
         sqlite3.connect(args.index / "chat.sqlite", check_same_thread=False),
         serde=checkpoint_serializer(),
@@ -381,6 +400,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
     )
     p.add_argument("--delete", action="append", metavar="DOC_ID", help="remove a document")
+    p.add_argument(
+        "--migrate",
+        action="store_true",
+        help="move an index built before per-index collections into its own on a Chroma server",
+    )
     add_concurrency_arg(p)
     p.add_argument(
         "--merge-threshold",
@@ -436,15 +460,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `resin` console script."""
     from agent.models import ModelBackendError
-    from indexes.build import IndexMismatchError
+    from indexes.build import IndexMismatchError, IndexNotFoundError
     from indexes.documents import DocumentError
     from indexes.nlp_extraction import NlpUnavailableError
+    from indexes.stores import StoreMissingError
 
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
     except (
         IndexMismatchError,
+        IndexNotFoundError,
+        StoreMissingError,
         DocumentError,
         ModelBackendError,
         NlpUnavailableError,

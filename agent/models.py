@@ -547,10 +547,18 @@ class SentenceTransformerEmbeddings(Embeddings):
         `name` is the identity recorded in an index's manifest (defaults to `name_or_path`).
         """
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
 
         self.name = name or name_or_path
         self.batch_size = batch_size
-        self._model = SentenceTransformer(name_or_path, device="cpu")
+        # transformers draws a "Loading weights" bar on every load: every command's stderr.
+        shown = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()
+        try:
+            self._model = SentenceTransformer(name_or_path, device="cpu")
+        finally:
+            if shown:
+                hf_logging.enable_progress_bar()
         self._onnx = load_onnx_encoder(self._model, name_or_path)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

@@ -2,6 +2,8 @@
 
 Chroma is always handed vectors we computed with our own embedder; its collections are created
 without an embedding function, so it can never fall back to its download-on-first-use default.
+Each index names its collections with its own prefix (recorded in its manifest), so any number of
+indexes share one Chroma server without touching each other's records.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any, Protocol
 import numpy as np
 
 COLLECTIONS = ("units", "passages", "entities")
+# The prefix of indexes built before per-index collections: the plain names above.
+LEGACY_PREFIX = ""
 Vector = Sequence[float] | np.ndarray
 Vectors = Sequence[Sequence[float]] | np.ndarray
 _BATCH = 1000
@@ -66,15 +70,52 @@ class VectorIndex(Protocol):
         """Number of records in a collection."""
 
 
+class StoreMissingError(RuntimeError):
+    """An index's collections are not in the Chroma store it was opened with."""
+
+
+def collection_names(client: Any) -> set[str]:
+    """The names of every collection in a Chroma store."""
+    return {c.name for c in client.list_collections()}
+
+
+def rename_collections(client: Any, old_prefix: str, new_prefix: str) -> list[str]:
+    """Rename the collections under `old_prefix` that exist to `new_prefix` (a migration step)."""
+    present = collection_names(client)
+    renamed = []
+    for name in COLLECTIONS:
+        if old_prefix + name in present and new_prefix + name not in present:
+            client.get_collection(old_prefix + name, embedding_function=None).modify(
+                name=new_prefix + name
+            )
+            renamed.append(new_prefix + name)
+    return renamed
+
+
 class ChromaIndex:
     """Chroma-backed `VectorIndex`, embedded (PersistentClient) or remote (HttpClient)."""
 
-    def __init__(self, client: Any) -> None:
-        """Wrap a Chroma client and open (or create) our three cosine collections."""
+    def __init__(self, client: Any, prefix: str, where: str, create: bool) -> None:
+        """Open our three cosine collections named `prefix` + kind, creating them if `create`.
+
+        An index that holds documents must find its own collections: created empty on another
+        server (or after a lost store) they would answer every search with nothing.
+        """
         self.client = client
+        self.where = where
+        if not create:
+            present = collection_names(client)
+            missing = [prefix + n for n in COLLECTIONS if prefix + n not in present]
+            if missing:
+                raise StoreMissingError(
+                    f"{where} has no collection {', '.join(missing)}: the index's vectors are "
+                    "elsewhere (another Chroma server or folder?) or were deleted; point "
+                    "--chroma-host/--chroma-port at the store it was built on, or rebuild it "
+                    "in a new --index folder"
+                )
         self._collections = {
             name: client.get_or_create_collection(
-                name, embedding_function=None, metadata={"hnsw:space": "cosine"}
+                prefix + name, embedding_function=None, metadata={"hnsw:space": "cosine"}
             )
             for name in COLLECTIONS
         }
@@ -173,14 +214,17 @@ class ChromaIndex:
         return int(self._collections[collection].count())
 
 
-def open_vector_index(path: Path, host: str | None = None, port: int = 8000) -> ChromaIndex:
+def store_name(path: Path, host: str | None = None, port: int = 8000) -> str:
+    """How messages name the Chroma store of an index."""
+    return f"Chroma server {host}:{port}" if host else f"Chroma store {path / 'chroma'}"
+
+
+def chroma_client(path: Path, host: str | None = None, port: int = 8000) -> Any:
     """Embedded Chroma under `path`, or the Chroma server at `host:port` when a host is given."""
     import chromadb
     from chromadb.config import Settings
 
     settings = Settings(anonymized_telemetry=False)
     if host:
-        client = chromadb.HttpClient(host=host, port=port, settings=settings)
-    else:
-        client = chromadb.PersistentClient(path=str(path / "chroma"), settings=settings)
-    return ChromaIndex(client)
+        return chromadb.HttpClient(host=host, port=port, settings=settings)
+    return chromadb.PersistentClient(path=str(path / "chroma"), settings=settings)

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from agent.models import make_chat_model, smollm2_path
-from indexes.build import Builder
+from indexes.build import Builder, IndexMismatchError
 from indexes.documents import Document, make_passages
 from indexes.extraction import (
     EXTRACTION_LIMITS,
@@ -30,29 +30,71 @@ PASSAGE = make_passages(
 )[0]
 
 
-def test_index_on_a_chroma_server(tmp_path, open_index, fake_model):
+@pytest.fixture(scope="module")
+def chroma_port(tmp_path_factory):
+    """A real `chroma run` server on loopback, shared by this module's tests."""
     chroma = shutil.which("chroma") or str(sys.prefix) + "/bin/chroma"
     port = free_port()
-    cmd = [
-        chroma,
-        "run",
-        "--path",
-        str(tmp_path / "server"),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-    ]
+    path = tmp_path_factory.mktemp("chroma-server")
+    cmd = [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)]
     with running(cmd, f"http://127.0.0.1:{port}/api/v2/heartbeat"):
-        index = open_index(tmp_path / "local", chroma_host="127.0.0.1", chroma_port=port)
-        report = Builder(index, fake_model).run(DOCS)
-        assert report.units > 0
-        assert index.vectors.count("units") == report.units
-        assert index.vectors.count("passages") == 3
-        hits = index.vectors.search("passages", index.embed(["who designed the dam"])[0], 1)
-        assert hits[0].metadata["doc_id"] == "orrin"
-        # nothing went to an embedded store
-        assert not (tmp_path / "local" / "chroma").exists()
+        yield port
+
+
+def test_index_on_a_chroma_server(tmp_path, open_index, fake_model, chroma_port):
+    index = open_index(tmp_path / "local", chroma_host="127.0.0.1", chroma_port=chroma_port)
+    report = Builder(index, fake_model).run(DOCS)
+    assert report.units > 0
+    assert index.vectors.count("units") == report.units
+    assert index.vectors.count("passages") == 3
+    hits = index.vectors.search("passages", index.embed(["who designed the dam"])[0], 1)
+    assert hits[0].metadata["doc_id"] == "orrin"
+    # nothing went to an embedded store
+    assert not (tmp_path / "local" / "chroma").exists()
+
+
+def test_two_indexes_on_one_chroma_server_keep_their_own_records(
+    tmp_path, open_index, fake_model, chroma_port
+):
+    server = {"chroma_host": "127.0.0.1", "chroma_port": chroma_port}
+    first, second = open_index(tmp_path / "a", **server), open_index(tmp_path / "b", **server)
+    for index in (first, second):
+        Builder(index, fake_model).run(DOCS)
+    units = first.vectors.count("units")
+    assert Builder(second, None).delete("orrin")
+    assert second.vectors.count("passages") == 2
+    # reopened, the first index finds its own collections, every record still there
+    first.close()
+    first = open_index(tmp_path / "a", **server)
+    assert first.vectors.count("passages") == 3 and first.vectors.count("units") == units
+    query = first.embed(["who designed the dam"])[0]
+    assert first.vectors.search("passages", query, 1)[0].metadata["doc_id"] == "orrin"
+    assert second.vectors.search("passages", query, 1)[0].metadata["doc_id"] != "orrin"
+
+
+def test_an_older_index_on_a_server_is_refused_until_migrated(
+    tmp_path, open_index, capsys, chroma_port
+):
+    from agent.cli import main
+    from tests.unit.test_stores import make_legacy
+
+    server = {"chroma_host": "127.0.0.1", "chroma_port": chroma_port}
+    make_legacy(open_and_build(open_index, tmp_path / "old", server))
+    with pytest.raises(IndexMismatchError) as refused:
+        open_index(tmp_path / "old", **server)
+    command = f"resin index --migrate --index {tmp_path / 'old'} --chroma-host 127.0.0.1"
+    assert command in str(refused.value)
+    argv = command.split()[1:] + ["--chroma-port", str(chroma_port)]
+    assert main(argv) == 0
+    assert "uses collections resin-" in capsys.readouterr().out
+    migrated = open_index(tmp_path / "old", **server)
+    assert migrated.vectors.count("passages") == 3
+
+
+def open_and_build(open_index, path, server):
+    index = open_index(path, **server)
+    Builder(index, None).run(DOCS)
+    return index
 
 
 @pytest.fixture(scope="module")
