@@ -204,9 +204,13 @@ def stream_answer(
     show_progress: bool = True,
     out: Any = None,
 ) -> dict[str, Any]:
-    """Stream a run: the answer message to `out` (stdout), progress to stderr; the final state."""
+    """Stream a run: the answer message to `out` (stdout), progress to stderr; the final state.
+
+    Warnings (a failing plan model) go to stderr even when progress is not shown.
+    """
     out = out or sys.stdout
     final: dict[str, Any] = {}
+    hops = 0
     for mode, payload in graph.stream(
         inputs, config=config, context=ctx, stream_mode=["messages", "custom", "values"]
     ):
@@ -214,22 +218,33 @@ def stream_answer(
             chunk, meta = payload
             if meta.get("langgraph_node") == "compose" and chunk.content:
                 print(chunk.content, end="", file=out, flush=True)
-        elif mode == "custom" and show_progress:
-            print(_progress_line(payload), file=sys.stderr, flush=True)
+        elif mode == "custom":
+            event = payload.get("event")
+            # a structural plan grows while it runs: the count said is the count so far
+            hops = len(payload["hops"]) if event == "plan" else hops + payload.get("added", 0)
+            if event == "warning":
+                print(f"warning: {payload['message']}", file=sys.stderr, flush=True)
+            elif show_progress:
+                print(_progress_line(payload, hops), file=sys.stderr, flush=True)
+            elif event == "plan" and payload.get("asked"):  # how a follow-up was read, in chat
+                print(f"(read as: {payload['question']})", file=sys.stderr, flush=True)
         elif mode == "values":
             final = payload
     print(file=out)
     return final
 
 
-def _progress_line(event: dict[str, Any]) -> str:
+def _progress_line(event: dict[str, Any], hops: int) -> str:
+    """One stderr line per progress event; `hops` is the plan's size so far."""
     kind = event.get("event")
     if kind == "plan":
-        return f"· plan ({event['source']}): {len(event['hops'])} hop(s)"
+        asked = f" (follow-up read as: {event['question']})" if event.get("asked") else ""
+        return f"· plan ({event['source']}): {hops} hop(s){asked}"
     if kind == "hop":
+        added = f"; {event['added']} bridge hop(s) added, {hops} in all" if event["added"] else ""
         return (
             f"· hop {event['hop']} {event['status']}: {event['units']} units, "
-            f"{event['passages']} passages, {event['chains']} chains"
+            f"{event['passages']} passages, {event['chains']} chains{added}"
         )
     if kind == "composing":
         return f"· answering from {event['evidence']} pieces of evidence"
@@ -288,8 +303,11 @@ def cmd_chat(args: argparse.Namespace) -> int:
         serde=checkpoint_serializer(),
     )
     chat_graph = builder.compile(checkpointer=saver)
-    config = {"configurable": {"thread_id": args.thread}}
+    config: Any = {"configurable": {"thread_id": args.thread}}
     print(f"resin chat · thread {args.thread} · empty line or Ctrl-D to quit", file=sys.stderr)
+    earlier = chat_graph.get_state(config).values.get("messages") or []
+    if earlier:
+        print(last_turns(earlier), file=sys.stderr)
     while True:
         try:
             question = input("you> ").strip()
@@ -302,6 +320,18 @@ def cmd_chat(args: argparse.Namespace) -> int:
             chat_graph, {"messages": [HumanMessage(question)]}, ctx, config, show_progress=False
         )
     return 0
+
+
+def last_turns(messages: list[Any], turns: int = 3) -> str:
+    """A resumed thread's last turns: each question and the first line of its answer."""
+    from agent.nodes.common import first_line
+
+    lines = [
+        f"{'you' if m.type == 'human' else 'resin'}> {first_line(m.content)}" for m in messages
+    ]
+    shown = lines[-2 * turns :]
+    skipped = len(lines) - len(shown)
+    return "\n".join([f"({skipped} earlier messages)"] * bool(skipped) + shown)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

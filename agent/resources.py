@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 from agent.context import Context
-from agent.models import make_embedder
+from agent.models import check_model, make_embedder
 from indexes.build import Embedder, Index, IndexConfig, IndexNotFoundError, missing_index_message
 
 log = logging.getLogger("resin")
@@ -56,6 +56,18 @@ def get_index(ctx: Context, embedder: Embedder | None = None) -> Index:
             gc.collect()
             gc.freeze()
         return index
+
+
+def check_run(ctx: Context) -> None:
+    """Fail before any work when the run's index or one of its model specs cannot be used.
+
+    A missing API key, GGUF file or model server used to surface at compose, after the plan and
+    every hop had run; a mistyped index would answer from nothing.
+    """
+    get_index(ctx)
+    specs = {ctx.hop_model, ctx.compose_model} | ({ctx.plan_model} - {"auto"})
+    for spec in sorted(specs):
+        check_model(spec)
 
 
 def forget_indexes() -> None:

@@ -28,8 +28,11 @@ def to_jsonable(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_trace(state: dict[str, Any], index: Index) -> str:
-    """The plan, each hop's evidence with its source sentences, the chains, sources and notes."""
-    lines = ["", "── plan"]
+    """The question (and a follow-up as typed), the plan, each hop's evidence, chains, sources, notes."""
+    lines = ["", "── question", f"  {state.get('question', '')}"]
+    if state.get("asked"):
+        lines.append(f"  (follow-up as typed: {state['asked']})")
+    lines.append("── plan")
     for hop in state.get("plan") or []:
         deps = f" (after {', '.join(map(str, hop.depends_on))})" if hop.depends_on else ""
         lines.append(f"  hop {hop.id}{deps}: {hop.question}")
