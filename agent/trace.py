@@ -65,7 +65,7 @@ def render_trace(state: dict[str, Any], index: Index) -> str:
 
 
 def mermaid(chains: list[Chain]) -> str:
-    """The chains as a Mermaid flowchart."""
+    """The chains as a Mermaid flowchart, each node and edge once (chains share their links)."""
     ids: dict[str, str] = {}
     out = ["flowchart LR"]
     for chain in chains:
@@ -74,9 +74,9 @@ def mermaid(chains: list[Chain]) -> str:
                 if name not in ids:
                     ids[name] = f"n{len(ids)}"
                     out.append(f'    {ids[name]}["{name.replace(chr(34), chr(39))}"]')
-            out.append(
-                f"    {ids[link.head]} -->|{link.relation.replace('|', '/')}| {ids[link.tail]}"
-            )
+            edge = f"    {ids[link.head]} -->|{link.relation.replace('|', '/')}| {ids[link.tail]}"
+            if edge not in out:
+                out.append(edge)
     return "\n".join(out) + "\n"
 
 
