@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import sqlite3
 import sys
 from collections import Counter
 from pathlib import Path
@@ -493,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     from indexes.build import IndexMismatchError, IndexNotFoundError
     from indexes.documents import DocumentError
     from indexes.nlp_extraction import NlpUnavailableError
-    from indexes.stores import StoreMissingError
+    from indexes.stores import StoreError, StoreMissingError, store_failure
 
     args = build_parser().parse_args(argv)
     try:
@@ -501,6 +503,7 @@ def main(argv: list[str] | None = None) -> int:
     except (
         IndexMismatchError,
         IndexNotFoundError,
+        StoreError,
         StoreMissingError,
         DocumentError,
         ModelBackendError,
@@ -508,6 +511,13 @@ def main(argv: list[str] | None = None) -> int:
         ValueError,
     ) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (sqlite3.OperationalError, OSError) as exc:
+        # the catalog locked or the disk full under the index folder: one line, not a traceback
+        if isinstance(exc, OSError) and exc.errno != errno.ENOSPC:
+            raise
+        where = f"index {getattr(args, 'index', '')}"
+        print(f"error: {store_failure(where, exc)}", file=sys.stderr)
         return 2
 
 

@@ -8,10 +8,13 @@ indexes share one Chroma server without touching each other's records.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import errno
+import functools
+import sqlite3
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 import numpy as np
 
@@ -70,6 +73,55 @@ class VectorIndex(Protocol):
         """Number of records in a collection."""
 
 
+class StoreError(RuntimeError):
+    """A store that failed under a run (server gone, disk full, locked): named, with what to do."""
+
+
+def store_failure(where: str, exc: BaseException) -> StoreError:
+    """One line naming the store, the cause and what to do; builds are ordered so a rerun resumes."""
+    cause = " ".join(str(exc).split()) or type(exc).__name__
+    lowered = cause.lower()
+    if getattr(exc, "errno", None) == errno.ENOSPC or ("disk" in lowered and "full" in lowered):
+        advice = "the disk is full: free some space"
+    elif "locked" in lowered:
+        advice = "another process holds it (another `resin index`?): wait until it ends"
+    elif where.startswith("Chroma server"):
+        advice = "start the server (or fix --chroma-host/--chroma-port)"
+    else:
+        advice = "check the folder is writable"
+    return StoreError(
+        f"{where}: {cause[:200]} — {advice}, then run the command again (the index resumes "
+        "where it stopped)"
+    )
+
+
+def _failures() -> tuple[type[BaseException], ...]:
+    """What a store raises when it, not the caller, fails: I/O, a lost server, SQLite errors."""
+    import httpx
+    from chromadb.errors import InternalError
+
+    return (OSError, sqlite3.OperationalError, httpx.TransportError, InternalError)
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _guarded(
+    method: Callable[Concatenate[ChromaIndex, _P], _R],
+) -> Callable[Concatenate[ChromaIndex, _P], _R]:
+    """A store method whose store failures become one `StoreError` naming the store."""
+
+    @functools.wraps(method)
+    def wrapper(self: ChromaIndex, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except _failures() as exc:
+            raise store_failure(self.where, exc) from exc
+
+    return wrapper
+
+
 class StoreMissingError(RuntimeError):
     """An index's collections are not in the Chroma store it was opened with."""
 
@@ -95,6 +147,7 @@ def rename_collections(client: Any, old_prefix: str, new_prefix: str) -> list[st
 class ChromaIndex:
     """Chroma-backed `VectorIndex`, embedded (PersistentClient) or remote (HttpClient)."""
 
+    @_guarded
     def __init__(self, client: Any, prefix: str, where: str, create: bool) -> None:
         """Open our three cosine collections named `prefix` + kind, creating them if `create`.
 
@@ -120,6 +173,7 @@ class ChromaIndex:
             for name in COLLECTIONS
         }
 
+    @_guarded
     def upsert(
         self,
         collection: str,
@@ -138,11 +192,13 @@ class ChromaIndex:
                 metadatas=[dict(m) for m in metadatas[s : s + _BATCH]],
             )
 
+    @_guarded
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         """Remove records by id."""
         for s in range(0, len(ids), _BATCH):
             self._collections[collection].delete(ids=list(ids[s : s + _BATCH]))
 
+    @_guarded
     def search(
         self, collection: str, vector: Vector, k: int, where: dict[str, Any] | None = None
     ) -> list[Hit]:
@@ -168,6 +224,7 @@ class ChromaIndex:
             )
         ]
 
+    @_guarded
     def nearest(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
         """Ids and similarities only: reading 256 records' metadata costs ten times the search."""
         if k <= 0:
@@ -181,6 +238,7 @@ class ChromaIndex:
             (i, 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0], strict=True)
         ]
 
+    @_guarded
     def get(self, collection: str, ids: Sequence[str]) -> list[Hit]:
         """Records by id."""
         if not ids:
@@ -191,6 +249,7 @@ class ChromaIndex:
             for i, t, m in zip(res["ids"], res["documents"], res["metadatas"], strict=True)
         ]
 
+    @_guarded
     def vectors(self, collection: str) -> tuple[list[str], list[list[float]]]:
         """Every id and vector of a collection."""
         res = self._collections[collection].get(include=["embeddings"])
@@ -199,6 +258,7 @@ class ChromaIndex:
             list(map(float, v)) for v in (embeddings if embeddings is not None else [])
         ]
 
+    @_guarded
     def get_vectors(self, collection: str, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The ids found among those given, and their vectors (one row each)."""
         if not ids:
@@ -209,6 +269,7 @@ class ChromaIndex:
             return [], np.zeros((0, 0), dtype=np.float32)
         return found, np.asarray(res["embeddings"], dtype=np.float32)
 
+    @_guarded
     def count(self, collection: str) -> int:
         """Number of records in a collection."""
         return int(self._collections[collection].count())
@@ -225,6 +286,11 @@ def chroma_client(path: Path, host: str | None = None, port: int = 8000) -> Any:
     from chromadb.config import Settings
 
     settings = Settings(anonymized_telemetry=False)
-    if host:
-        return chromadb.HttpClient(host=host, port=port, settings=settings)
-    return chromadb.PersistentClient(path=str(path / "chroma"), settings=settings)
+    # the HTTP client says "Could not connect to a Chroma server" with a ValueError
+    failures: tuple[type[BaseException], ...] = (ValueError, *_failures())
+    try:
+        if host:
+            return chromadb.HttpClient(host=host, port=port, settings=settings)
+        return chromadb.PersistentClient(path=str(path / "chroma"), settings=settings)
+    except failures as exc:
+        raise store_failure(store_name(path, host, port), exc) from exc

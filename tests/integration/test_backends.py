@@ -15,6 +15,7 @@ from indexes.extraction import (
     extraction_messages,
     json_schema_format,
 )
+from tests.conftest import SAMPLE_DOCS
 from tests.integration.servers import free_port, running
 from tests.unit.test_build import DOCS
 
@@ -141,3 +142,45 @@ def test_embedded_smollm2_gives_schema_valid_units():
     assert result.proposed == result.ungrounded + result.invalid + len(result.units)
     for unit in result.units:  # whatever survived is grounded in a real sentence
         assert unit.evidence in PASSAGE.text and unit.sentence_ids
+
+
+def test_a_chroma_server_gone_mid_index_is_one_clear_line_and_the_rerun_resumes(
+    tmp_path, open_index, capsys
+):
+    from agent.cli import main
+    from indexes.stores import StoreError
+
+    chroma = shutil.which("chroma") or str(sys.prefix) + "/bin/chroma"
+    port = free_port()
+    cmd = [chroma, "run", "--path", str(tmp_path / "srv"), "--host", "127.0.0.1"]
+    cmd += ["--port", str(port)]
+    ready = f"http://127.0.0.1:{port}/api/v2/heartbeat"
+    server = {"chroma_host": "127.0.0.1", "chroma_port": port}
+    with running(cmd, ready) as proc:
+        index = open_index(tmp_path / "ix", **server)
+
+        def stop_after_first(done, total, report):
+            if done == 1:
+                proc.terminate()
+                proc.wait()
+
+        with pytest.raises(StoreError) as failure:
+            Builder(index, None, batch_passages=1).run(DOCS, progress=stop_after_first)
+    message = str(failure.value)
+    assert message.startswith(f"Chroma server 127.0.0.1:{port}: ")
+    assert "start the server" in message and "run the command again" in message
+    assert "\n" not in message
+    # the CLI says the same in one line, no traceback
+    argv = ["index", *(str(p) for p in SAMPLE_DOCS.glob("orrin*")), "--index", str(tmp_path / "ix")]
+    argv += ["--chroma-host", "127.0.0.1", "--chroma-port", str(port)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: Chroma server 127.0.0.1:{port}: ") and "\n" not in err
+    assert "Traceback" not in err
+    # the server back on the same store: the rerun completes what was cut short
+    index.close()
+    with running(cmd, ready):
+        reopened = open_index(tmp_path / "ix", **server)
+        report = Builder(reopened, None).run(DOCS)
+        assert report.documents_indexed >= 2 and reopened.vectors.count("passages") == 3
+        assert all(r.complete for r in reopened.catalog.documents())
