@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import sqlite3
 import sys
 from collections import Counter
 from pathlib import Path
@@ -30,15 +32,20 @@ def _add_index_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chroma-port", type=int, default=8000, help="Chroma server port")
 
 
-def open_index(args: argparse.Namespace, **overrides: Any) -> Any:
-    """Open the index the arguments name (the embedder is loaded once per process)."""
+def open_index(
+    args: argparse.Namespace, create: bool = False, migrate: bool = False, **overrides: Any
+) -> Any:
+    """Open the index the arguments name (the embedder is loaded once per process).
+
+    Only `resin index` creates one (`create`): a mistyped --index elsewhere is an error.
+    """
     from agent.models import make_embedder
     from indexes.build import Index, IndexConfig
 
     config = IndexConfig(
         path=args.index, chroma_host=args.chroma_host, chroma_port=args.chroma_port, **overrides
     )
-    return Index(config, make_embedder(args.embedder))
+    return Index(config, make_embedder(args.embedder), create=create, migrate=migrate)
 
 
 def _progress_bar(desc: str) -> Any:
@@ -77,9 +84,19 @@ def cmd_index(args: argparse.Namespace) -> int:
     from indexes.build import Builder, extractors
     from indexes.documents import load_documents
 
-    index = open_index(args, passage_chars=args.passage_chars, merge_threshold=args.merge_threshold)
+    index = open_index(
+        args,
+        create=True,
+        migrate=getattr(args, "migrate", False),
+        passage_chars=args.passage_chars,
+        merge_threshold=args.merge_threshold,
+    )
     status = 0
     try:
+        if getattr(args, "migrate", False):
+            print(f"index {args.index} uses collections {index.manifest['collection_prefix']}*")
+            if not args.paths and not args.delete:
+                return 0
         if args.delete:
             builder = Builder(index, None)
             for doc_id in args.delete:
@@ -158,6 +175,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     )
     print(f"embedder         {figures['embedder']}")
     print(f"extraction       {', '.join(figures['extraction_models']) or 'none (structural only)'}")
+    print("document ids (for --delete)")
+    for doc in figures["document_ids"]:
+        print(f"  {doc['id']:<30} {doc['title']}{'' if doc['complete'] else '  (incomplete)'}")
     return 0
 
 
@@ -186,9 +206,13 @@ def stream_answer(
     show_progress: bool = True,
     out: Any = None,
 ) -> dict[str, Any]:
-    """Stream a run: the answer message to `out` (stdout), progress to stderr; the final state."""
+    """Stream a run: the answer message to `out` (stdout), progress to stderr; the final state.
+
+    Warnings (a failing plan model) go to stderr even when progress is not shown.
+    """
     out = out or sys.stdout
     final: dict[str, Any] = {}
+    hops = 0
     for mode, payload in graph.stream(
         inputs, config=config, context=ctx, stream_mode=["messages", "custom", "values"]
     ):
@@ -196,22 +220,33 @@ def stream_answer(
             chunk, meta = payload
             if meta.get("langgraph_node") == "compose" and chunk.content:
                 print(chunk.content, end="", file=out, flush=True)
-        elif mode == "custom" and show_progress:
-            print(_progress_line(payload), file=sys.stderr, flush=True)
+        elif mode == "custom":
+            event = payload.get("event")
+            # a structural plan grows while it runs: the count said is the count so far
+            hops = len(payload["hops"]) if event == "plan" else hops + payload.get("added", 0)
+            if event == "warning":
+                print(f"warning: {payload['message']}", file=sys.stderr, flush=True)
+            elif show_progress:
+                print(_progress_line(payload, hops), file=sys.stderr, flush=True)
+            elif event == "plan" and payload.get("asked"):  # how a follow-up was read, in chat
+                print(f"(read as: {payload['question']})", file=sys.stderr, flush=True)
         elif mode == "values":
             final = payload
     print(file=out)
     return final
 
 
-def _progress_line(event: dict[str, Any]) -> str:
+def _progress_line(event: dict[str, Any], hops: int) -> str:
+    """One stderr line per progress event; `hops` is the plan's size so far."""
     kind = event.get("event")
     if kind == "plan":
-        return f"· plan ({event['source']}): {len(event['hops'])} hop(s)"
+        asked = f" (follow-up read as: {event['question']})" if event.get("asked") else ""
+        return f"· plan ({event['source']}): {hops} hop(s){asked}"
     if kind == "hop":
+        added = f"; {event['added']} bridge hop(s) added, {hops} in all" if event["added"] else ""
         return (
             f"· hop {event['hop']} {event['status']}: {event['units']} units, "
-            f"{event['passages']} passages, {event['chains']} chains"
+            f"{event['passages']} passages, {event['chains']} chains{added}"
         )
     if kind == "composing":
         return f"· answering from {event['evidence']} pieces of evidence"
@@ -260,17 +295,21 @@ def cmd_chat(args: argparse.Namespace) -> int:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from agent.graph import builder
+    from agent.resources import get_index
     from agent.state import checkpoint_serializer
 
     ctx = _context(args)
-    args.index.mkdir(parents=True, exist_ok=True)
+    get_index(ctx)  # no index, no conversation: and no chat.sqlite left in a mistyped folder
     saver = SqliteSaver(
         sqlite3.connect(args.index / "chat.sqlite", check_same_thread=False),
         serde=checkpoint_serializer(),
     )
     chat_graph = builder.compile(checkpointer=saver)
-    config = {"configurable": {"thread_id": args.thread}}
+    config: Any = {"configurable": {"thread_id": args.thread}}
     print(f"resin chat · thread {args.thread} · empty line or Ctrl-D to quit", file=sys.stderr)
+    earlier = chat_graph.get_state(config).values.get("messages") or []
+    if earlier:
+        print(last_turns(earlier), file=sys.stderr)
     while True:
         try:
             question = input("you> ").strip()
@@ -283,6 +322,18 @@ def cmd_chat(args: argparse.Namespace) -> int:
             chat_graph, {"messages": [HumanMessage(question)]}, ctx, config, show_progress=False
         )
     return 0
+
+
+def last_turns(messages: list[Any], turns: int = 3) -> str:
+    """A resumed thread's last turns: each question and the first line of its answer."""
+    from agent.nodes.common import first_line
+
+    lines = [
+        f"{'you' if m.type == 'human' else 'resin'}> {first_line(m.content)}" for m in messages
+    ]
+    shown = lines[-2 * turns :]
+    skipped = len(lines) - len(shown)
+    return "\n".join([f"({skipped} earlier messages)"] * bool(skipped) + shown)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -381,6 +432,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
     )
     p.add_argument("--delete", action="append", metavar="DOC_ID", help="remove a document")
+    p.add_argument(
+        "--migrate",
+        action="store_true",
+        help="move an index built before per-index collections into its own on a Chroma server",
+    )
     add_concurrency_arg(p)
     p.add_argument(
         "--merge-threshold",
@@ -436,21 +492,32 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `resin` console script."""
     from agent.models import ModelBackendError
-    from indexes.build import IndexMismatchError
+    from indexes.build import IndexMismatchError, IndexNotFoundError
     from indexes.documents import DocumentError
     from indexes.nlp_extraction import NlpUnavailableError
+    from indexes.stores import StoreError, StoreMissingError, store_failure
 
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
     except (
         IndexMismatchError,
+        IndexNotFoundError,
+        StoreError,
+        StoreMissingError,
         DocumentError,
         ModelBackendError,
         NlpUnavailableError,
         ValueError,
     ) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (sqlite3.OperationalError, OSError) as exc:
+        # the catalog locked or the disk full under the index folder: one line, not a traceback
+        if isinstance(exc, OSError) and exc.errno != errno.ENOSPC:
+            raise
+        where = f"index {getattr(args, 'index', '')}"
+        print(f"error: {store_failure(where, exc)}", file=sys.stderr)
         return 2
 
 

@@ -1,21 +1,23 @@
-"""The resin graph: plan → dispatch → resolve_hop (parallel, per ready hop) → … → compose."""
+"""The resin graph: rewrite → plan → dispatch → resolve_hop (parallel, per ready hop) → … → compose."""
 
 from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 
 from agent.context import Context
-from agent.nodes import compose, dispatch, plan, resolve_hop, route_hops
+from agent.nodes import compose, dispatch, plan, resolve_hop, rewrite, route_hops
 from agent.state import InputState, OutputState, State
 
 builder = StateGraph(
     State, context_schema=Context, input_schema=InputState, output_schema=OutputState
 )
+builder.add_node("rewrite", rewrite)
 builder.add_node("plan", plan)
 builder.add_node("dispatch", dispatch)
 builder.add_node("resolve_hop", resolve_hop)  # type: ignore[arg-type]  # Send payload
 builder.add_node("compose", compose)
-builder.add_edge(START, "plan")
+builder.add_edge(START, "rewrite")
+builder.add_edge("rewrite", "plan")
 builder.add_edge("plan", "dispatch")
 builder.add_conditional_edges("dispatch", route_hops, ["resolve_hop", "compose"])
 builder.add_edge("resolve_hop", "dispatch")

@@ -393,6 +393,36 @@ def make_chat_model(
     )
 
 
+def check_model(spec: str) -> None:
+    """Raise now if a spec cannot serve: no key, no GGUF file, no server listening at its URL.
+
+    Building the model finds a missing key or file; an OpenAI-compatible server is asked for its
+    model list (any HTTP answer will do), so a server that is not there is named before a run
+    spends time on the steps that come first.
+    """
+    make_chat_model(spec)
+    name, _, base_url = spec.strip().removeprefix("openai:").partition("@")
+    if not spec.strip().startswith("openai:") or not base_url:
+        return
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{base_url.rstrip('/')}/models", timeout=_PROBE_TIMEOUT):
+            pass
+    except urllib.error.HTTPError:
+        pass  # it answered
+    except OSError as exc:
+        raise ModelBackendError(
+            f"model server {base_url} ({name}): not reachable ({getattr(exc, 'reason', exc)}); "
+            "start it, or fix the model spec"
+        ) from None
+
+
+# Seconds a model server has to answer the check before a run.
+_PROBE_TIMEOUT = 5.0
+
+
 def model_id(model: BaseChatModel) -> str:
     """A stable identity of a chat model, used in cache keys and the manifest."""
     explicit = getattr(model, "model_id", None)
@@ -520,6 +550,9 @@ def heuristic_reply(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
                     }
                 )
         return json.dumps({"units": units})
+    if schema == "Referent":  # the first name offered: the previous answer, when it agrees
+        enum = kwargs["response_format"]["json_schema"]["schema"]["properties"]["name"]["enum"]
+        return json.dumps({"name": enum[0]})
     if schema == "ShortAnswer":  # the first choice (the best-ranked candidate), or a name
         body = kwargs["response_format"]["json_schema"]["schema"]["properties"]["answer"]
         names = _CAPITALIZED.findall(prompt.rpartition("<question>")[0])
@@ -547,10 +580,18 @@ class SentenceTransformerEmbeddings(Embeddings):
         `name` is the identity recorded in an index's manifest (defaults to `name_or_path`).
         """
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
 
         self.name = name or name_or_path
         self.batch_size = batch_size
-        self._model = SentenceTransformer(name_or_path, device="cpu")
+        # transformers draws a "Loading weights" bar on every load: every command's stderr.
+        shown = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()
+        try:
+            self._model = SentenceTransformer(name_or_path, device="cpu")
+        finally:
+            if shown:
+                hf_logging.enable_progress_bar()
         self._onnx = load_onnx_encoder(self._model, name_or_path)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

@@ -8,8 +8,8 @@ import threading
 from pathlib import Path
 
 from agent.context import Context
-from agent.models import make_embedder
-from indexes.build import Embedder, Index, IndexConfig
+from agent.models import check_model, make_embedder
+from indexes.build import Embedder, Index, IndexConfig, IndexNotFoundError, missing_index_message
 
 log = logging.getLogger("resin")
 
@@ -33,7 +33,8 @@ def get_index(ctx: Context, embedder: Embedder | None = None) -> Index:
     """The index the context names, opened once per process (opening Chroma is not cheap).
 
     `embedder` replaces `make_embedder(ctx.embedder)` on first open (a benchmark's own vectors);
-    later calls with the same context get that index.
+    later calls with the same context get that index. A folder with no index is an error: a
+    mistyped `index_path` must not answer from an empty index it just made.
     """
     path = index_dir(ctx)
     key = (path, ctx.embedder, ctx.chroma_host, ctx.chroma_port)
@@ -41,11 +42,11 @@ def get_index(ctx: Context, embedder: Embedder | None = None) -> Index:
         index = _INDEXES.get(key)
         if index is None:
             if not (path / "manifest.json").exists():
-                log.warning("resin: no index at %s (build one with `resin index`)", path)
+                raise IndexNotFoundError(missing_index_message(Path(ctx.index_path), START_DIR))
             config = IndexConfig(
                 path=path, chroma_host=ctx.chroma_host or None, chroma_port=ctx.chroma_port
             )
-            index = Index(config, embedder or make_embedder(ctx.embedder))
+            index = Index(config, embedder or make_embedder(ctx.embedder), create=False)
             log.info("resin: index %s", path)
             _INDEXES[key] = index
             # The graph's edge dicts and lists (hundreds of thousands at 100k passages) live as
@@ -55,6 +56,18 @@ def get_index(ctx: Context, embedder: Embedder | None = None) -> Index:
             gc.collect()
             gc.freeze()
         return index
+
+
+def check_run(ctx: Context) -> None:
+    """Fail before any work when the run's index or one of its model specs cannot be used.
+
+    A missing API key, GGUF file or model server used to surface at compose, after the plan and
+    every hop had run; a mistyped index would answer from nothing.
+    """
+    get_index(ctx)
+    specs = {ctx.hop_model, ctx.compose_model} | ({ctx.plan_model} - {"auto"})
+    for spec in sorted(specs):
+        check_model(spec)
 
 
 def forget_indexes() -> None:

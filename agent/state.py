@@ -141,16 +141,21 @@ class InputState(TypedDict, total=False):
 class OutputState(TypedDict, total=False):
     """The short answer, its sources, the trace behind it and the tokens each model call spent.
 
-    `answer` is the short answer alone ("" when the question could not be read); the chat message
-    in `messages` adds the supporting sentences and a Sources list. `notes` says what was skipped,
-    cut or fallen back on in this run.
+    `question` is the question answered: a follow-up made standalone from the thread's previous
+    turn, `asked` then holding it as typed ("" when nothing was rewritten). `answer` is the short
+    answer alone ("" when the question could not be read); the chat message in `messages` adds
+    the supporting sentences and a Sources list. `notes` says what was skipped, cut, rewritten or
+    fallen back on in this run; `plan_source` whether the plan model's plan was used.
     """
 
+    question: str
+    asked: str
     answer: str
     citations: list[str]
     sources: list[Source]
     notes: Annotated[list[str], operator.add]
     plan: list[Hop]
+    plan_source: Literal["model", "structural"]
     evidence: list[Evidence]
     chains: list[Chain]
     usage: list[dict[str, int | str]]
@@ -161,7 +166,6 @@ class State(InputState, OutputState, total=False):
     """Everything the graph carries between nodes."""
 
     plan: Annotated[list[Hop], JsonAggregate(list[Hop], extend_plan)]
-    plan_source: Literal["model", "structural"]
     results: Annotated[dict[int, HopResult], JsonAggregate(dict[int, HopResult], merge_results)]
     evidence: Annotated[list[Evidence], JsonAggregate(list[Evidence], merge_evidence)]
     chains: Annotated[list[Chain], JsonAggregate(list[Chain], merge_chains)]

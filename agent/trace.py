@@ -28,8 +28,11 @@ def to_jsonable(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_trace(state: dict[str, Any], index: Index) -> str:
-    """The plan, each hop's evidence with its source sentences, the chains, sources and notes."""
-    lines = ["", "── plan"]
+    """The question (and a follow-up as typed), the plan, each hop's evidence, chains, sources, notes."""
+    lines = ["", "── question", f"  {state.get('question', '')}"]
+    if state.get("asked"):
+        lines.append(f"  (follow-up as typed: {state['asked']})")
+    lines.append("── plan")
     for hop in state.get("plan") or []:
         deps = f" (after {', '.join(map(str, hop.depends_on))})" if hop.depends_on else ""
         lines.append(f"  hop {hop.id}{deps}: {hop.question}")
@@ -62,7 +65,7 @@ def render_trace(state: dict[str, Any], index: Index) -> str:
 
 
 def mermaid(chains: list[Chain]) -> str:
-    """The chains as a Mermaid flowchart."""
+    """The chains as a Mermaid flowchart, each node and edge once (chains share their links)."""
     ids: dict[str, str] = {}
     out = ["flowchart LR"]
     for chain in chains:
@@ -71,9 +74,9 @@ def mermaid(chains: list[Chain]) -> str:
                 if name not in ids:
                     ids[name] = f"n{len(ids)}"
                     out.append(f'    {ids[name]}["{name.replace(chr(34), chr(39))}"]')
-            out.append(
-                f"    {ids[link.head]} -->|{link.relation.replace('|', '/')}| {ids[link.tail]}"
-            )
+            edge = f"    {ids[link.head]} -->|{link.relation.replace('|', '/')}| {ids[link.tail]}"
+            if edge not in out:
+                out.append(edge)
     return "\n".join(out) + "\n"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Generator, Iterable, Sequence
 from contextlib import closing
@@ -34,7 +35,14 @@ from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_pass
 from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
 from indexes.inflight import ordered_map
 from indexes.nlp_extraction import NlpExtractor
-from indexes.stores import VectorIndex, open_vector_index
+from indexes.stores import (
+    LEGACY_PREFIX,
+    ChromaIndex,
+    VectorIndex,
+    chroma_client,
+    rename_collections,
+    store_name,
+)
 from indexes.units import ReasoningUnit, entity_key, merge_units, normalize
 from prompts import EXTRACTION_PROMPT_VERSION
 
@@ -55,6 +63,27 @@ class Embedder(Protocol):
 
 class IndexMismatchError(RuntimeError):
     """The index on disk was built in a way this run cannot extend or read correctly."""
+
+
+class IndexNotFoundError(FileNotFoundError):
+    """No index where one was asked for: only `resin index` makes one."""
+
+
+def missing_index_message(given: Path, base: Path) -> str:
+    """Names the folder that holds no index, and for a relative path what it was taken from."""
+    where = (base / given.expanduser()).resolve()
+    relative = "" if given.expanduser().is_absolute() else f" ({str(given)!r} taken from {base})"
+    return f"no resin index at {where}{relative}; build one with `resin index DOCS --index {where}`"
+
+
+def migrate_command(config: IndexConfig) -> str:
+    """The command that moves an index's vectors into its own collections."""
+    server = (
+        f" --chroma-host {config.chroma_host} --chroma-port {config.chroma_port}"
+        if config.chroma_host
+        else ""
+    )
+    return f"resin index --migrate --index {config.path}{server}"
 
 
 def embedder_name(embedder: Embedder) -> str:
@@ -118,16 +147,32 @@ class _VectorCache:
 class Index:
     """An opened index: the SQLite catalog, the Chroma collections, the graph and the manifest."""
 
-    def __init__(self, config: IndexConfig, embedder: Embedder) -> None:
-        """Open (creating if needed) the index, refusing one built with another embedder."""
+    def __init__(
+        self, config: IndexConfig, embedder: Embedder, create: bool = True, migrate: bool = False
+    ) -> None:
+        """Open the index, refusing one built with another embedder.
+
+        `create=False` (readers: ask, chat, stats, the graph) refuses a folder with no index
+        rather than answering from an empty one. `migrate` moves the vectors of an index built
+        before per-index collection names into its own collections on a Chroma server (an
+        embedded store belongs to its index alone and is migrated on open).
+        """
         self.config = config
         self.embedder = embedder
-        config.path.mkdir(parents=True, exist_ok=True)
         self.manifest_path = config.path / "manifest.json"
+        if not create and not self.manifest_path.exists():
+            raise IndexNotFoundError(missing_index_message(config.path, Path.cwd()))
+        config.path.mkdir(parents=True, exist_ok=True)
         self.manifest = self._check_manifest()
         self.catalog = Catalog(config.path / "catalog.sqlite")
-        self.vectors: VectorIndex = open_vector_index(
-            config.path, config.chroma_host, config.chroma_port
+        client = chroma_client(config.path, config.chroma_host, config.chroma_port)
+        if "collection_prefix" not in self.manifest or self.manifest.get("migrating"):
+            self._migrate(client, allowed=migrate or not config.chroma_host)
+        self.vectors: VectorIndex = ChromaIndex(
+            client,
+            self.manifest["collection_prefix"],
+            store_name(config.path, config.chroma_host, config.chroma_port),
+            create=self.catalog.is_empty(),
         )
         self.graph = EntityGraph(config.path / "graph.json", config.merge_threshold)
         self._query_vectors = _VectorCache(_QUERY_CACHE_SIZE)
@@ -147,6 +192,29 @@ class Index:
             hits = self.vectors.get("units", missing[start : start + 5000])
             self.catalog.set_unit_subjects((h.id, h.metadata.get("subject", "")) for h in hits)
 
+    def _migrate(self, client: Any, allowed: bool) -> None:
+        """Rename the plain `passages`, `units`, `entities` of an older index to its own prefix.
+
+        The prefix is written first (marked `migrating`), so a migration cut short resumes with
+        the same names. On a server the plain names may hold other indexes' records too, so the
+        user asks for it.
+        """
+        if not allowed:
+            raise IndexMismatchError(
+                f"index at {self.config.path} keeps its vectors in the collections passages, "
+                f"units and entities that every older index on "
+                f"{store_name(self.config.path, self.config.chroma_host, self.config.chroma_port)} "
+                f"shares; move them into its own with `{migrate_command(self.config)}` (if "
+                "several older indexes used this server, rebuild all but one in new folders)"
+            )
+        self.manifest.setdefault("index_id", uuid.uuid4().hex[:12])
+        self.manifest["collection_prefix"] = f"resin-{self.manifest['index_id']}-"
+        self.manifest["migrating"] = True
+        self._write_manifest(self.manifest)
+        rename_collections(client, LEGACY_PREFIX, self.manifest["collection_prefix"])
+        del self.manifest["migrating"]
+        self._write_manifest(self.manifest)
+
     def _check_manifest(self) -> dict[str, Any]:
         name = embedder_name(self.embedder)
         if self.manifest_path.exists():
@@ -164,8 +232,12 @@ class Index:
                     f"{manifest.get('embedder')} or choose another --index folder."
                 )
             return dict(manifest)
+        index_id = uuid.uuid4().hex[:12]
         manifest = {
             "schema_version": SCHEMA_VERSION,
+            # Chroma collections are named after the index, so indexes can share a server.
+            "index_id": index_id,
+            "collection_prefix": f"resin-{index_id}-",
             "embedder": name,
             "prompt_version": EXTRACTION_PROMPT_VERSION,
             "extraction_models": [],
@@ -220,6 +292,10 @@ class Index:
         kept = int(figures["units"])  # type: ignore[call-overload]
         figures["grounded_share"] = round(kept / proposed, 3) if proposed else None
         figures.update(self.graph.stats())
+        figures["document_ids"] = [
+            {"id": d.doc_id, "title": d.title, "complete": d.complete}
+            for d in self.catalog.documents()
+        ]
         figures["embedder"] = self.manifest["embedder"]
         figures["extraction_models"] = self.manifest.get("extraction_models", [])
         return figures

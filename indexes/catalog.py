@@ -329,6 +329,10 @@ class Catalog:
             )
 
     # figures --------------------------------------------------------------------------------
+    def is_empty(self) -> bool:
+        """Whether no document was ever recorded (a new index, or one emptied by deletes)."""
+        return self.db.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is None
+
     def counts(self) -> dict[str, object]:
         """Figures for `resin stats`."""
         one = self.db.execute

@@ -11,6 +11,7 @@ from prompts.agent import (
     PLAN_SYSTEM,
     PLAN_USER,
 )
+from prompts.conversation import REFERENT_SYSTEM, REFERENT_USER
 from prompts.extraction import (
     EXTRACT_EXAMPLE_OUTPUT,
     EXTRACT_EXAMPLE_USER,
@@ -34,4 +35,6 @@ __all__ = [
     "PLAN_PROMPT_VERSION",
     "PLAN_SYSTEM",
     "PLAN_USER",
+    "REFERENT_SYSTEM",
+    "REFERENT_USER",
 ]

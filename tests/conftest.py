@@ -29,8 +29,8 @@ def embedder():
 def open_index(tmp_path, embedder) -> Callable[..., Index]:
     opened: list[Index] = []
 
-    def _open(path: Path | None = None, **config) -> Index:
-        index = Index(IndexConfig(path=path or tmp_path / "index", **config), embedder)
+    def _open(path: Path | None = None, create: bool = True, **config) -> Index:
+        index = Index(IndexConfig(path=path or tmp_path / "index", **config), embedder, create)
         opened.append(index)
         return index
 

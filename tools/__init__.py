@@ -7,7 +7,7 @@ tools whose results are typed JSON (units, passages, chains), never prose:
     from indexes.build import Index, IndexConfig
     from tools import make_tools
 
-    tools = make_tools(Index(IndexConfig(path=".resin"), make_embedder()))
+    tools = make_tools(Index(IndexConfig(path=".resin"), make_embedder(), create=False))
     agent = create_react_agent(model, tools)
 """
 

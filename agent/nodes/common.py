@@ -35,6 +35,12 @@ def message_text(content: Any) -> tuple[str, list[str]]:
     return " ".join(" ".join(texts).split()), skipped
 
 
+def first_line(content: Any) -> str:
+    """The first line of a message's text: resin's short answer in its reply message."""
+    text = content if isinstance(content, str) else message_text(content)[0]
+    return (text.strip().splitlines() or [""])[0].strip()
+
+
 def question_of(state: State) -> tuple[str, list[str]]:
     """The question (and skipped non-text blocks): the newest human turn, else `question`.
 

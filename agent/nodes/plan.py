@@ -104,8 +104,12 @@ def input_problem(question: str, skipped: list[str]) -> str:
 def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask the plan model for hops; an invalid, empty or unparseable plan becomes structural."""
     ctx = context_of(runtime.context)
-    question, skipped = question_of(state)
+    _, skipped = question_of(state)
+    question = state.get("question", "")  # standalone: `rewrite` resolved a follow-up's pronouns
+    asked = state.get("asked", "")
     notes = [f"skipped a non-text part of the message ({kind})" for kind in skipped]
+    if asked:
+        notes.append(f"read the follow-up {asked!r} as {question!r}")
     writer = get_stream_writer()
     fresh = {  # each run starts a fresh buffer: a thread's earlier turns must not leak into it
         "question": question,
@@ -117,7 +121,7 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     problem = input_problem(question, skipped)
     if problem:
         writer({"event": "plan", "source": "none", "hops": [], "reason": problem})
-        return {**fresh, "plan": Overwrite([]), "input_problem": problem, "usage": Overwrite([])}
+        return {**fresh, "plan": Overwrite([]), "input_problem": problem}
     usage = []
     hops: list[Hop] | None = None
     spec, reason = planner(ctx)
@@ -129,16 +133,26 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                     HumanMessage(PLAN_USER.format(question=fence(question))),
                 ]
             )
-            usage.append(usage_row("plan", reply))
-            hops = validate_plan(parse_reply(reply, Plan))
-        except Exception as exc:  # noqa: BLE001 - any failure of the model path: plan structurally
+        except Exception as exc:  # noqa: BLE001 - a failing plan model: plan structurally, and say so
             reason = str(exc)[:200]
+            # The user chose this planner: its failure is said, not only kept in the trace.
+            warning = f"plan model {spec} failed ({reason}); planned structurally"
+            writer({"event": "warning", "message": warning})
+            notes.append(warning)
+        else:
+            usage.append(usage_row("plan", reply))
+            try:  # a plan that does not parse or validate: structural, the reason in the trace
+                hops = validate_plan(parse_reply(reply, Plan))
+            except ValueError as exc:
+                reason = str(exc)[:200]
     source = "model" if hops else "structural"
     hops = hops or [Hop(id=1, question=question)]
     writer(
         {
             "event": "plan",
             "source": source,
+            "question": question,
+            "asked": asked,
             "hops": [h.model_dump() for h in hops],
             "reason": reason,
         }
@@ -148,5 +162,5 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "plan": Overwrite(hops),
         "plan_source": source,
         "input_problem": "",
-        "usage": Overwrite(usage),
+        "usage": usage,
     }

@@ -219,6 +219,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
             "units": len(units),
             "passages": len(passages),
             "chains": len(chains),
+            "added": len(new_hops),  # bridge hops a structural plan grows by
         }
     )
     result = HopResult(

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from agent.models import make_chat_model, smollm2_path
-from indexes.build import Builder
+from indexes.build import Builder, IndexMismatchError
 from indexes.documents import Document, make_passages
 from indexes.extraction import (
     EXTRACTION_LIMITS,
@@ -15,6 +15,7 @@ from indexes.extraction import (
     extraction_messages,
     json_schema_format,
 )
+from tests.conftest import SAMPLE_DOCS
 from tests.integration.servers import free_port, running
 from tests.unit.test_build import DOCS
 
@@ -30,29 +31,71 @@ PASSAGE = make_passages(
 )[0]
 
 
-def test_index_on_a_chroma_server(tmp_path, open_index, fake_model):
+@pytest.fixture(scope="module")
+def chroma_port(tmp_path_factory):
+    """A real `chroma run` server on loopback, shared by this module's tests."""
     chroma = shutil.which("chroma") or str(sys.prefix) + "/bin/chroma"
     port = free_port()
-    cmd = [
-        chroma,
-        "run",
-        "--path",
-        str(tmp_path / "server"),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-    ]
+    path = tmp_path_factory.mktemp("chroma-server")
+    cmd = [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)]
     with running(cmd, f"http://127.0.0.1:{port}/api/v2/heartbeat"):
-        index = open_index(tmp_path / "local", chroma_host="127.0.0.1", chroma_port=port)
-        report = Builder(index, fake_model).run(DOCS)
-        assert report.units > 0
-        assert index.vectors.count("units") == report.units
-        assert index.vectors.count("passages") == 3
-        hits = index.vectors.search("passages", index.embed(["who designed the dam"])[0], 1)
-        assert hits[0].metadata["doc_id"] == "orrin"
-        # nothing went to an embedded store
-        assert not (tmp_path / "local" / "chroma").exists()
+        yield port
+
+
+def test_index_on_a_chroma_server(tmp_path, open_index, fake_model, chroma_port):
+    index = open_index(tmp_path / "local", chroma_host="127.0.0.1", chroma_port=chroma_port)
+    report = Builder(index, fake_model).run(DOCS)
+    assert report.units > 0
+    assert index.vectors.count("units") == report.units
+    assert index.vectors.count("passages") == 3
+    hits = index.vectors.search("passages", index.embed(["who designed the dam"])[0], 1)
+    assert hits[0].metadata["doc_id"] == "orrin"
+    # nothing went to an embedded store
+    assert not (tmp_path / "local" / "chroma").exists()
+
+
+def test_two_indexes_on_one_chroma_server_keep_their_own_records(
+    tmp_path, open_index, fake_model, chroma_port
+):
+    server = {"chroma_host": "127.0.0.1", "chroma_port": chroma_port}
+    first, second = open_index(tmp_path / "a", **server), open_index(tmp_path / "b", **server)
+    for index in (first, second):
+        Builder(index, fake_model).run(DOCS)
+    units = first.vectors.count("units")
+    assert Builder(second, None).delete("orrin")
+    assert second.vectors.count("passages") == 2
+    # reopened, the first index finds its own collections, every record still there
+    first.close()
+    first = open_index(tmp_path / "a", **server)
+    assert first.vectors.count("passages") == 3 and first.vectors.count("units") == units
+    query = first.embed(["who designed the dam"])[0]
+    assert first.vectors.search("passages", query, 1)[0].metadata["doc_id"] == "orrin"
+    assert second.vectors.search("passages", query, 1)[0].metadata["doc_id"] != "orrin"
+
+
+def test_an_older_index_on_a_server_is_refused_until_migrated(
+    tmp_path, open_index, capsys, chroma_port
+):
+    from agent.cli import main
+    from tests.unit.test_stores import make_legacy
+
+    server = {"chroma_host": "127.0.0.1", "chroma_port": chroma_port}
+    make_legacy(open_and_build(open_index, tmp_path / "old", server))
+    with pytest.raises(IndexMismatchError) as refused:
+        open_index(tmp_path / "old", **server)
+    command = f"resin index --migrate --index {tmp_path / 'old'} --chroma-host 127.0.0.1"
+    assert command in str(refused.value)
+    argv = command.split()[1:] + ["--chroma-port", str(chroma_port)]
+    assert main(argv) == 0
+    assert "uses collections resin-" in capsys.readouterr().out
+    migrated = open_index(tmp_path / "old", **server)
+    assert migrated.vectors.count("passages") == 3
+
+
+def open_and_build(open_index, path, server):
+    index = open_index(path, **server)
+    Builder(index, None).run(DOCS)
+    return index
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +142,45 @@ def test_embedded_smollm2_gives_schema_valid_units():
     assert result.proposed == result.ungrounded + result.invalid + len(result.units)
     for unit in result.units:  # whatever survived is grounded in a real sentence
         assert unit.evidence in PASSAGE.text and unit.sentence_ids
+
+
+def test_a_chroma_server_gone_mid_index_is_one_clear_line_and_the_rerun_resumes(
+    tmp_path, open_index, capsys
+):
+    from agent.cli import main
+    from indexes.stores import StoreError
+
+    chroma = shutil.which("chroma") or str(sys.prefix) + "/bin/chroma"
+    port = free_port()
+    cmd = [chroma, "run", "--path", str(tmp_path / "srv"), "--host", "127.0.0.1"]
+    cmd += ["--port", str(port)]
+    ready = f"http://127.0.0.1:{port}/api/v2/heartbeat"
+    server = {"chroma_host": "127.0.0.1", "chroma_port": port}
+    with running(cmd, ready) as proc:
+        index = open_index(tmp_path / "ix", **server)
+
+        def stop_after_first(done, total, report):
+            if done == 1:
+                proc.terminate()
+                proc.wait()
+
+        with pytest.raises(StoreError) as failure:
+            Builder(index, None, batch_passages=1).run(DOCS, progress=stop_after_first)
+    message = str(failure.value)
+    assert message.startswith(f"Chroma server 127.0.0.1:{port}: ")
+    assert "start the server" in message and "run the command again" in message
+    assert "\n" not in message
+    # the CLI says the same in one line, no traceback
+    argv = ["index", *(str(p) for p in SAMPLE_DOCS.glob("orrin*")), "--index", str(tmp_path / "ix")]
+    argv += ["--chroma-host", "127.0.0.1", "--chroma-port", str(port)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: Chroma server 127.0.0.1:{port}: ") and "\n" not in err
+    assert "Traceback" not in err
+    # the server back on the same store: the rerun completes what was cut short
+    index.close()
+    with running(cmd, ready):
+        reopened = open_index(tmp_path / "ix", **server)
+        report = Builder(reopened, None).run(DOCS)
+        assert report.documents_indexed >= 2 and reopened.vectors.count("passages") == 3
+        assert all(r.complete for r in reopened.catalog.documents())

@@ -302,6 +302,12 @@ def test_two_turns_on_one_thread_reload_no_unregistered_type(tmp_path, sample_in
         again = answer_of(
             client, thread, {"messages": [{"role": "user", "content": second}]}, context
         )
+        follow = answer_of(
+            client,
+            thread,
+            {"messages": [{"role": "user", "content": "When was it built?"}]},
+            context,
+        )
         alone = answer_of(
             client,
             client.threads.create()["thread_id"],
@@ -314,3 +320,6 @@ def test_two_turns_on_one_thread_reload_no_unregistered_type(tmp_path, sample_in
     assert again["answer"] == alone["answer"]
     assert {e["id"] for e in again["evidence"]} == {e["id"] for e in alone["evidence"]}
     assert [m["type"] for m in again["messages"]] == ["human", "ai", "human", "ai"]
+    # a follow-up on the thread is read with the previous turn ("it": not the person it named)
+    assert follow["asked"] == "When was it built?"
+    assert follow["question"] == "When was the Orrin Dam built?"

@@ -112,3 +112,19 @@ def test_resin_as_a_subgraph_of_a_chat_agent(sample_index):
     assert any("gravel beds" in t for t in second_texts)
     assert composed2["answer"].strip() and set(composed2["citations"]) <= held2
     assert held2 != held1
+
+
+def test_a_follow_up_through_the_subgraph_is_read_with_the_parent_s_thread(sample_index):
+    app = chat_agent()
+    config = {"configurable": {"thread_id": f"chat-{uuid.uuid4()}"}}
+    context = Context(
+        plan_model="fake", hop_model="fake", compose_model="fake", index_path=str(sample_index)
+    )
+    turn(app, "Who designed the Orrin Dam?", config, context)
+    answer = app.get_state(config).values["messages"][-1].content.splitlines()[0]
+    seen = turn(app, "Where was she born?", config, context)
+    plan = next(e for e in seen["custom"] if e.get("event") == "plan")
+    # the fake model picks the first name offered: the previous turn's short answer
+    assert plan["asked"] == "Where was she born?"
+    assert plan["question"] == f"Where was {answer} born?"
+    assert plan["hops"][0]["question"] == plan["question"]

@@ -1,0 +1,202 @@
+"""`rewrite`: a follow-up in a conversation becomes a standalone question before planning.
+
+After "Who designed the Orrin Dam?" → "Hessa Varn", the follow-up "Where was she born?" is
+searched as "Where was Hessa Varn born?". Code finds the pronouns (spaCy's tags) and the names the
+previous turn wrote (its question, and the first line of the reply: resin's short answer); the
+model only picks which name a pronoun stands for, from an enum, or "unsure", which keeps the
+question as typed. A 135M model cannot rewrite a question faithfully, but it can pick a name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
+from pydantic import BaseModel, Field
+
+from agent.answering import NOT_FOUND, structured_call
+from agent.candidates import expected_labels
+from agent.context import Context
+from agent.models import make_chat_model
+from agent.nodes.common import first_line, message_text, parse_reply, question_of, usage_row
+from agent.resources import check_run, context_of
+from agent.state import State
+from indexes.extraction import fence, json_schema_format
+from indexes.nlp_extraction import load_pipeline
+from indexes.units import normalize
+from prompts import REFERENT_SYSTEM, REFERENT_USER
+
+UNSURE = "unsure"
+# Pronouns that point back at a name; "I", "you", "we" are the speakers, "this" and "that" too
+# vague to replace.
+_PERSON = frozenset("he she him her his hers".split())
+_THING = frozenset("it its".split())
+_GROUP = frozenset("they them their theirs".split())
+# Labels of spans that are no name a pronoun could stand for.
+_NOT_NAMES = frozenset({"ORDINAL", "CARDINAL", "DATE", "TIME", "PERCENT", "MONEY", "QUANTITY"})
+_WH_TAGS = frozenset({"WDT", "WP", "WP$"})
+# The label of a common noun phrase ("the mouth"): never what he or she stands for.
+COMMON = "NP"
+MAX_NAMES = 4
+# A reply line longer than this is no short answer: its names are taken instead of the line.
+_ANSWER_WORDS = 6
+
+
+class Referent(BaseModel):
+    """The name from the previous turn that a follow-up's pronoun stands for."""
+
+    name: str = Field(description="one of the choices, or 'unsure'")
+
+
+def previous_turn(messages: list[AnyMessage]) -> tuple[str, str]:
+    """The human turn before the newest one, and the first line of the reply to it ('' if none)."""
+    earlier = messages[:-1] if messages and isinstance(messages[-1], HumanMessage) else messages
+    for i in range(len(earlier) - 1, -1, -1):
+        if isinstance(earlier[i], HumanMessage):
+            reply = next((m for m in earlier[i + 1 :] if isinstance(m, AIMessage)), None)
+            answer = "" if reply is None else first_line(reply.content)
+            return message_text(earlier[i].content)[0], answer
+    return "", ""
+
+
+def names(text: str) -> list[tuple[str, str]]:
+    """(name, label) pairs a text writes: entities, proper names ('') and common nouns (COMMON)."""
+    doc = load_pipeline()(text)
+    found = [(e.text, e.label_) for e in doc.ents if e.label_ not in _NOT_NAMES]
+    found += [
+        (c.text, "" if c.root.pos_ == "PROPN" else COMMON)
+        for c in doc.noun_chunks
+        if all(t.pos_ != "PRON" and t.tag_ not in _WH_TAGS for t in c)
+    ]
+    return found
+
+
+def known_names(question: str, answer: str) -> list[tuple[str, str]]:
+    """Names of the previous turn, its answer first (what a follow-up most often means).
+
+    A short answer takes the type its question asked for (who → a person, which port → a place)
+    over the parser's guess: it has never seen most names of a user's documents, and tags a bare
+    "Orrin Dam" as a person.
+    """
+    spans: list[tuple[str, str]] = []
+    if answer and answer != NOT_FOUND:
+        if len(answer.split()) > _ANSWER_WORDS:
+            spans = names(answer)
+        else:
+            asked = expected_labels(question)
+            parsed = [
+                label
+                for text, label in names(answer)
+                if label not in ("", COMMON) and normalize(text) == normalize(answer)
+            ]
+            label = "PERSON" if "PERSON" in asked else min(asked, default="")
+            label = label or (parsed[0] if parsed else "")
+            spans = [] if label in _NOT_NAMES else [(answer.rstrip("."), label)]
+    seen: set[str] = set()
+    ordered = []
+    for text, label in [*spans, *names(question)]:
+        if normalize(text) and normalize(text) not in seen:
+            seen.add(normalize(text))
+            ordered.append((text, label))
+    return ordered
+
+
+def choices_for(word: str, known: list[tuple[str, str]]) -> list[str]:
+    """The names a pronoun can stand for, in the order known.
+
+    He and she: people (proper names of no known type when no person is known); it: anything
+    but a person; they: anything.
+    """
+    if word in _THING:
+        return [name for name, label in known if label != "PERSON"][:MAX_NAMES]
+    if word in _PERSON:
+        people = [name for name, label in known if label == "PERSON"]
+        return (people or [name for name, label in known if not label])[:MAX_NAMES]
+    return [name for name, _ in known][:MAX_NAMES]
+
+
+def _pick(
+    model: BaseChatModel, question: str, turn: tuple[str, str], word: str, choices: list[str]
+) -> tuple[str, Any]:
+    """The model's choice among the names (UNSURE when it picks nothing usable), and its reply."""
+    fmt = json_schema_format(Referent)
+    fmt["json_schema"]["schema"]["properties"]["name"] = {
+        "type": "string",
+        "enum": [*choices, UNSURE],
+    }
+    reply = structured_call(model, fmt, max_tokens=24).invoke(
+        [
+            SystemMessage(REFERENT_SYSTEM),
+            HumanMessage(
+                REFERENT_USER.format(
+                    previous_question=fence(turn[0]),
+                    previous_answer=fence(turn[1]),
+                    question=fence(question),
+                    word=fence(word),
+                    choices=fence(" | ".join([*choices, UNSURE])),
+                )
+            ),
+        ]
+    )
+    try:
+        picked = parse_reply(reply, Referent).name
+    except ValueError:
+        picked = UNSURE
+    return (picked if picked in choices else UNSURE), reply
+
+
+def standalone(
+    question: str, turn: tuple[str, str], model: BaseChatModel
+) -> tuple[str, list[dict[str, int | str]]]:
+    """The question with each pronoun the model resolved replaced by its name; and the usage."""
+    if not question or not turn[0]:
+        return question, []
+    doc = load_pipeline()(question)
+    pronouns = [
+        t for t in doc if t.tag_ in ("PRP", "PRP$") and t.lower_ in _PERSON | _THING | _GROUP
+    ]
+    known = known_names(*turn) if pronouns else []
+    usage: list[dict[str, int | str]] = []
+    edits: list[tuple[int, int, str]] = []
+    for word in dict.fromkeys(t.lower_ for t in pronouns):
+        choices = choices_for(word, known)
+        if not choices:
+            continue
+        name, reply = _pick(model, question, turn, word, choices)
+        usage.append(usage_row("rewrite", reply))
+        if name == UNSURE:
+            continue
+        for token in (t for t in pronouns if t.lower_ == word):
+            text = name + ("'s" if token.morph.get("Poss") == ["Yes"] else "")
+            edits.append(
+                (
+                    token.idx,
+                    token.idx + len(token),
+                    text[0].upper() + text[1:] if token.idx == 0 else text,
+                )
+            )
+    for start, end, text in sorted(edits, reverse=True):
+        question = question[:start] + text + question[end:]
+    return question, usage
+
+
+def rewrite(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The first node: check the run's index and models, then make the question standalone."""
+    ctx = context_of(runtime.context)
+    check_run(ctx)
+    typed, _ = question_of(state)
+    messages = state.get("messages") or []
+    turn = previous_turn(messages)
+    if turn[0] and state.get("question") and isinstance(messages[-1], HumanMessage):
+        # A checkpointed thread still holds the previous turn's standalone question: a follow-up
+        # of a follow-up finds the names its typed text had replaced by pronouns.
+        turn = (state["question"], turn[1])
+    question, usage = standalone(typed, turn, make_chat_model(ctx.compose_model))
+    return {
+        "question": question,
+        "asked": typed if question != typed else "",
+        "usage": Overwrite(usage),
+    }

@@ -1,0 +1,61 @@
+"""What the command line shows: document ids, the real hop count, chains drawn once, quiet loads."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from agent.context import Context
+from agent.graph import graph
+from agent.trace import mermaid
+from tools.retrieval import Chain, ChainLink
+
+
+def test_stats_lists_the_document_ids_delete_needs(sample_index, capsys):
+    from agent.cli import main
+
+    assert main(["stats", "--index", str(sample_index)]) == 0
+    out = capsys.readouterr().out
+    assert "document ids (for --delete)" in out
+    assert "  hessa-varn" in out and "Hessa Varn" in out
+
+
+def test_the_plan_line_counts_the_hops_that_run(sample_index, capsys):
+    from agent.cli import stream_answer
+
+    ctx = Context(
+        plan_model="auto", hop_model="fake", compose_model="fake", index_path=str(sample_index)
+    )
+    state = stream_answer(
+        graph, {"question": "In which port was the designer of the Orrin Dam born?"}, ctx
+    )
+    ran = len(state["plan"])
+    assert ran > 1  # a structural plan grows by bridge hops
+    counts = [line for line in capsys.readouterr().err.splitlines() if "hop(s)" in line]
+    assert counts[-1].endswith(f"{ran} in all"), counts
+
+
+def test_the_chain_drawing_has_each_edge_once():
+    shared = ChainLink(
+        head="Ysolde Glacier", relation="feeds", tail="Tessel River", unit_ids=["u1"]
+    )
+    chains = [
+        Chain(links=[shared], score=0.9),
+        Chain(
+            links=[
+                shared,
+                ChainLink(head="Tessel River", relation="drives", tail="Mill", unit_ids=[]),
+            ],
+            score=0.8,
+        ),
+    ]
+    lines = mermaid(chains).splitlines()
+    assert len(lines) == len(set(lines)) == 1 + 3 + 2  # header, three nodes, two edges
+
+
+def test_loading_the_embedder_draws_no_progress_bar():
+    root = Path(__file__).resolve().parents[2]
+    code = "from agent.models import make_embedder; make_embedder().embed_query('x')"
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert "Loading weights" not in run.stderr and "it/s" not in run.stderr

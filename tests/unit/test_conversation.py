@@ -1,0 +1,130 @@
+"""Follow-ups are read with the thread's previous turn; a resumed chat shows its last turns."""
+
+import json
+
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from agent.context import Context
+from agent.graph import builder
+from agent.models import ScriptedChatModel, register_chat_model
+from agent.nodes.rewrite import previous_turn, standalone
+
+FIRST = "Who designed the Orrin Dam?"
+FOLLOW_UP = "Where was she born?"
+
+
+def schema_of(kwargs) -> str:
+    return ((kwargs.get("response_format") or {}).get("json_schema") or {}).get("name")
+
+
+def scripted_turns(referent: str | None = None) -> ScriptedChatModel:
+    """Answers 'Hessa Varn', then 'Caldmere'; picks `referent` (default: the first choice)."""
+
+    def respond(messages, kwargs):
+        schema = schema_of(kwargs)
+        if schema == "Referent":
+            enum = kwargs["response_format"]["json_schema"]["schema"]["properties"]["name"]
+            return json.dumps({"name": referent or enum["enum"][0]})
+        assert schema == "ShortAnswer", kwargs
+        asked = messages[-1].content.rpartition("<question>")[2]
+        return json.dumps({"answer": "Caldmere" if "born" in asked else "Hessa Varn"})
+
+    return ScriptedChatModel(responder=respond)
+
+
+def two_turns(sample_index, model, follow_up=FOLLOW_UP):
+    register_chat_model("conversation", model)
+    ctx = Context(
+        plan_model="auto",
+        hop_model="conversation",
+        compose_model="conversation",
+        index_path=str(sample_index),
+    )
+    graph = builder.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "talk"}}
+    turns = []
+    for question in (FIRST, follow_up):
+        events = [
+            payload
+            for mode, payload in graph.stream(
+                {"messages": [HumanMessage(question)]}, config, context=ctx, stream_mode=["custom"]
+            )
+        ]
+        turns.append((graph.get_state(config).values, events))
+    return turns
+
+
+def test_a_follow_up_is_made_standalone_from_the_previous_turn(sample_index):
+    model = scripted_turns()
+    (first, first_events), (second, events) = two_turns(sample_index, model)
+    # the first question passes through unchanged, with no model call to read it
+    assert first["question"] == FIRST and not first["asked"]
+    assert first["answer"] == "Hessa Varn"
+    referent_calls = [
+        c for c in model.calls if c[1]["response_format"]["json_schema"]["name"] == "Referent"
+    ]
+    assert len(referent_calls) == 1
+    # the follow-up is searched as a standalone question, shown in the plan event and the trace
+    assert second["question"] == "Where was Hessa Varn born?"
+    assert second["asked"] == FOLLOW_UP
+    plan = next(e for e in events if e["event"] == "plan")
+    assert plan["question"] == "Where was Hessa Varn born?" and plan["asked"] == FOLLOW_UP
+    assert second["plan"][0].question == "Where was Hessa Varn born?"
+    assert any("Where was Hessa Varn born?" in note for note in second["notes"])
+    assert second["answer"] == "Caldmere"
+    # the choices offered were the previous turn's names, the answer first
+    choices = referent_calls[0][1]["response_format"]["json_schema"]["schema"]["properties"]
+    assert choices["name"]["enum"][0] == "Hessa Varn" and choices["name"]["enum"][-1] == "unsure"
+
+
+def test_an_unsure_pick_keeps_the_question_as_typed(sample_index):
+    (_, _), (second, _) = two_turns(sample_index, scripted_turns(referent="unsure"))
+    assert second["question"] == FOLLOW_UP and not second["asked"]
+
+
+def test_standalone_substitutes_possessives_and_skips_what_cannot_refer():
+    model = scripted_turns()
+    turn = (FIRST, "Hessa Varn")
+    assert standalone("Where was her father born?", turn, model)[0] == (
+        "Where was Hessa Varn's father born?"
+    )
+    # it never stands for the person the previous answer named
+    assert standalone("When was it finished?", turn, model)[0] == "When was the Orrin Dam finished?"
+    # no pronoun, no previous turn, or nothing a pronoun could mean: no model call at all
+    calls = len(model.calls)
+    assert standalone("What is the Tessel River?", turn, model)[0] == "What is the Tessel River?"
+    assert standalone(FOLLOW_UP, ("", ""), model)[0] == FOLLOW_UP
+    place = ("Which port is at the mouth of the Tessel River?", "Caldmere")
+    assert standalone(FOLLOW_UP, place, model)[0] == FOLLOW_UP
+    assert len(model.calls) == calls
+
+
+def test_the_previous_turn_is_the_last_human_message_and_its_answer_line():
+    messages = [
+        HumanMessage(FIRST),
+        AIMessage("Hessa Varn\n\n- The Orrin Dam was designed by Hessa Varn. [1]"),
+        HumanMessage(FOLLOW_UP),
+    ]
+    assert previous_turn(messages) == (FIRST, "Hessa Varn")
+    assert previous_turn(messages[-1:]) == ("", "")
+
+
+def test_chat_resumes_a_thread_showing_its_last_turns(sample_index, monkeypatch, capsys, tmp_path):
+    import io
+    import shutil
+
+    from agent.cli import main
+
+    index = tmp_path / "index"
+    shutil.copytree(sample_index, index)
+    argv = ["chat", "--index", str(index), "--model", "fake", "--thread", "t1"]
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{FIRST}\n{FOLLOW_UP}\n"))
+    assert main(argv) == 0
+    first = capsys.readouterr()
+    assert "(read as: Where was " in first.err
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(argv) == 0
+    resumed = capsys.readouterr().err
+    assert f"you> {FIRST}" in resumed and f"you> {FOLLOW_UP}" in resumed
+    assert resumed.count("resin> ") == 2
