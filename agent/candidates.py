@@ -31,6 +31,7 @@ _AUXILIARIES = frozenset(
     "shall".split()
 )
 _OPENERS = _WH_WORDS | _AUXILIARIES
+_AUX_LEMMAS = frozenset({"be", "do", "have"})
 # What the question word asks for, as spaCy (OntoNotes) entity labels.
 _PEOPLE = frozenset({"PERSON", "ORG", "NORP"})
 _PLACES = frozenset({"GPE", "LOC", "FAC"})
@@ -44,7 +45,8 @@ _EXPECTED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     (re.compile(pattern), labels)
     for pattern, labels in (
         (
-            r"^what (?:happens|happened|will happen|would happen)\b|^what (?:does|did) .* do$",
+            r"^what (?:\w+ly )?(?:happens|happened|will happen|would happen)\b"
+            r"|^what (?:does|did) .* do$",
             _ACTIONS,
         ),
         (r"\bhow (?:many|much)\b", _NUMBERS),
@@ -82,8 +84,7 @@ X = 2
 _UNTYPED = frozenset({"NP", "PROPN", "TITLE", "NAME"})
 # Candidates shown to the model: enough to hold the answer, few enough for a short prompt.
 MAX_CANDIDATES = 10
-W = 2
-V = 5
+_VAGUE_TIME = 5.0
 _MAX_WORDS = 8
 _MAX_VERB_WORDS = 6
 _YEAR = re.compile(r"\b(?:1\d{3}|20\d{2})\b")
@@ -211,6 +212,16 @@ def question_parts(question: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(main), frozenset(described)
 
 
+@lru_cache(maxsize=256)
+def question_verb(question: str) -> str:
+    """The question's main verb other than be/do/have ("… *switch* to …"), cut to five letters.
+
+    The answer is usually written beside it.
+    """
+    roots = [t for t in load_pipeline()(question) if t.dep_ == "ROOT" and t.pos_ == "VERB"]
+    return roots[0].lemma_.lower()[:5] if roots and roots[0].lemma_ not in _AUX_LEMMAS else ""
+
+
 def wh_phrase(question: str) -> str:
     """The question word and the words after it ("which mountain pass"), normalized.
 
@@ -274,10 +285,7 @@ def _around(sentence: str, span: str, window: int = 4) -> set[str]:
 class _Seen:
     labels: list[str] = field(default_factory=list)
     sentences: list[str] = field(default_factory=list)
-    overlap: float = 0.0
-    near: bool = False
-    close: int = 0
-    linked: bool = False
+    best: float = 0.0  # the best sentence's fit: its features must meet in one sentence
     rank: int = 0
 
 
@@ -301,6 +309,7 @@ def candidates(
     wanted, head = expected_labels(question), answer_head(question)
     names = [n for n in names if n]
     main, described = question_parts(question)
+    verb = question_verb(question)
     asks_year = "year" in wh_phrase(question).split()
     bridges = _bridges(described, asked_norm, passages)
     seen: dict[str, _Seen] = {}
@@ -338,23 +347,20 @@ def candidates(
                 texts.setdefault(key, text)
                 item.labels.append(label)
                 item.sentences.append(sentence.id)
-                item.overlap = max(item.overlap, overlap)
-                item.linked = item.linked or any(
-                    f" {b} " in norm for b in bridges if b != key and b not in key
-                )
                 around = _around(sentence.text, text)
-                item.near = item.near or bool(head) and (head in own or head in around)
-                item.close = max(item.close, len((main - own) & around))
+                near = bool(head) and (head in own or head in around)
+                linked = any(f" {b} " in norm for b in bridges if b != key and b not in key)
+                close = min(len((main - own) & around), 2) + (verb in around)
+                item.best = max(item.best, 2.0 * overlap + 5.0 * near + 2.0 * close + 3.0 * linked)
     ranked = []
     for key, item in seen.items():
         typed = [lab for lab in item.labels if lab not in _UNTYPED]
         label = max(set(typed), key=typed.count) if typed else item.labels[0]
-        score = _fit(label, wanted) + 2.0 * item.overlap + 5.0 * item.near + W * min(item.close, 2)
-        score += 3.0 * item.linked - 3.0 * (key in bridges)
+        score = _fit(label, wanted) + item.best - 3.0 * (key in bridges)
         if label == "NP" and " " not in key:  # "town", "place", "way": too vague to answer
             score -= 1.5
         if wanted == _TIMES and not any(c.isdigit() for c in key):  # "his second season"
-            score -= V
+            score -= _VAGUE_TIME
         score += 0.3 * math.log(len(set(item.sentences))) - 0.1 * item.rank
         ranked.append(Candidate(texts[key], label, score, list(dict.fromkeys(item.sentences))))
     return sorted(ranked, key=lambda c: -c.score)[:MAX_CANDIDATES]

@@ -391,10 +391,10 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compose-model", default=None, help="model spec for the final answer")
     parser.add_argument(
         "--answer-mode",
-        choices=["auto", "choices", "free"],
+        choices=["auto", "ranked", "choices", "free"],
         default="auto",
-        help="choices: pick the answer from candidates in the passages; free: the model writes "
-        "it (auto: free for openai: models, else choices)",
+        help="ranked: the best-ranked candidate in the passages; choices: the model picks one; "
+        "free: the model writes it (auto: ranked for embedded, free for openai:, else choices)",
     )
     parser.add_argument("--k", type=int, default=5, help="units and passages per hop")
 

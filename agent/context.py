@@ -47,9 +47,10 @@ class Context:
     answer_mode: str = field(
         default="auto",
         metadata={
-            "description": "choices: the model picks the short answer from candidates written in "
-            "the passages (a schema enum); free: it writes a short answer itself; auto: free for "
-            "openai: models, choices for embedded, gguf: and fake."
+            "description": "ranked: the short answer is the best-ranked candidate written in the "
+            "passages; choices: the model picks it from those candidates (a schema enum); free: "
+            "the model writes a short answer itself; auto: ranked for embedded, free for openai: "
+            "models, choices for gguf: and fake."
         },
     )
     embedder: str = field(

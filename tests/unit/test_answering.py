@@ -131,12 +131,21 @@ def test_cut_repetition_keeps_the_first_saying(text, cut):
 
 
 def test_answer_mode_auto_follows_the_backend():
-    assert resolve_mode("auto", "embedded") == "choices"
+    assert resolve_mode("auto", "embedded") == "ranked"
+    assert resolve_mode("auto", "fake") == "choices"
     assert resolve_mode("auto", "gguf:/m.gguf") == "choices"
     assert resolve_mode("auto", "openai:gpt-4o-mini") == "free"
     assert resolve_mode("choices", "openai:x") == "choices"
     with pytest.raises(ValueError, match="answer_mode"):
         resolve_mode("prose", "embedded")
+
+
+def test_ranked_mode_answers_the_first_candidate_without_a_model_call():
+    model = ScriptedChatModel(responses=[])
+    question = "In which town was the designer of the Aldwick Bridge born?"
+    answer = answer_from_passages(model, "ranked", question, passages())
+    assert answer.text == answer.candidates[0] == "Pellisk" and not model.calls
+    assert answer.sources[0]["sentence"].startswith("Tomas Brell was born")
 
 
 def test_a_name_that_holds_the_asked_for_noun_stays_a_candidate():
