@@ -334,7 +334,9 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
         "--model", default=None, help="model spec for every step (default: embedded)"
     )
     parser.add_argument(
-        "--plan-model", default=None, help="model spec for planning (default auto: see README)"
+        "--plan-model",
+        default=None,
+        help="model spec for planning, none (structural), or auto (default: see README)",
     )
     parser.add_argument("--hop-model", default=None, help="model spec for hop bridge answers")
     parser.add_argument("--compose-model", default=None, help="model spec for the final answer")

@@ -143,7 +143,7 @@ class OutputState(TypedDict, total=False):
 
     `answer` is the short answer alone ("" when the question could not be read); the chat message
     in `messages` adds the supporting sentences and a Sources list. `notes` says what was skipped,
-    cut or fallen back on in this run.
+    cut or fallen back on in this run; `plan_reason` which planner ran and why.
     """
 
     answer: str
@@ -151,6 +151,8 @@ class OutputState(TypedDict, total=False):
     sources: list[Source]
     notes: Annotated[list[str], operator.add]
     plan: list[Hop]
+    plan_source: Literal["model", "structural"]
+    plan_reason: str
     evidence: list[Evidence]
     chains: list[Chain]
     usage: list[dict[str, int | str]]
@@ -161,7 +163,6 @@ class State(InputState, OutputState, total=False):
     """Everything the graph carries between nodes."""
 
     plan: Annotated[list[Hop], JsonAggregate(list[Hop], extend_plan)]
-    plan_source: Literal["model", "structural"]
     results: Annotated[dict[int, HopResult], JsonAggregate(dict[int, HopResult], merge_results)]
     evidence: Annotated[list[Evidence], JsonAggregate(list[Evidence], merge_evidence)]
     chains: Annotated[list[Chain], JsonAggregate(list[Chain], merge_chains)]
