@@ -186,12 +186,19 @@ def stream_answer(
     show_progress: bool = True,
     out: Any = None,
 ) -> dict[str, Any]:
-    """Stream a run: the answer message to `out` (stdout), progress to stderr; the final state."""
+    """Stream a run: the answer message to `out` (stdout), progress to stderr.
+
+    Returns the final state with `timings`: seconds per stage, to the first answer token and in all.
+    """
+    from agent.trace import StageClock
+
     out = out or sys.stdout
     final: dict[str, Any] = {}
+    clock = StageClock()
     for mode, payload in graph.stream(
-        inputs, config=config, context=ctx, stream_mode=["messages", "custom", "values"]
+        inputs, config=config, context=ctx, stream_mode=["messages", "custom", "updates", "values"]
     ):
+        clock.part(mode, payload)
         if mode == "messages":
             chunk, meta = payload
             if meta.get("langgraph_node") == "compose" and chunk.content:
@@ -201,23 +208,25 @@ def stream_answer(
         elif mode == "values":
             final = payload
     print(file=out)
-    return final
+    return {**final, "timings": clock.seconds()}
 
 
 def _progress_line(event: dict[str, Any]) -> str:
     kind = event.get("event")
     if kind == "plan":
-        return f"· plan ({event['source']}): {len(event['hops'])} hop(s)"
+        return f"· plan, {len(event['hops'])} hop(s), {event['seconds']:.2f} s: {event['reason']}"
     if kind == "hop":
         return (
             f"· hop {event['hop']} {event['status']}: {event['units']} units, "
-            f"{event['passages']} passages, {event['chains']} chains"
+            f"{event['passages']} passages, {event['chains']} chains, {event['seconds']:.2f} s"
         )
     if kind == "composing":
         return f"· answering from {event['evidence']} pieces of evidence"
     if kind == "answer":
         notes = "; ".join(event.get("notes") or [])
-        return f"· answer ({event['mode']}, {len(event['candidates'])} candidates)" + (
+        model = event.get("model_seconds")
+        took = f"{event['seconds']:.2f} s" + (f", model {model:.2f} s" if model is not None else "")
+        return f"· answer ({event['mode']}, {len(event['candidates'])} candidates, {took})" + (
             f": {notes}" if notes else ""
         )
     return f"· {event}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -167,6 +168,7 @@ def _passage_slots(hop: Hop, units: list[UnitHit], task: HopTask, ctx: Context) 
 
 def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """Resolve one hop with typed units, chains and passages; record it unresolved if nothing fits."""
+    started = time.perf_counter()
     ctx = context_of(runtime.context)
     index = get_index(ctx)
     hop = task["hop"]
@@ -219,6 +221,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
             "units": len(units),
             "passages": len(passages),
             "chains": len(chains),
+            "seconds": round(time.perf_counter() - started, 3),
         }
     )
     result = HopResult(
