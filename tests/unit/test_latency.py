@@ -4,8 +4,15 @@ import json
 
 from agent.cli import main
 from agent.context import Context
-from agent.models import register_chat_model
+from agent.models import ScriptedChatModel, register_chat_model
 from agent.nodes.plan import EMBEDDED_VALID_PLANS, planner
+from agent.nodes.resolve_hop import (
+    BRIDGE_PROMPT_TOKENS,
+    _bridge_value,
+    bridge_evidence,
+    bridge_messages,
+)
+from agent.state import Evidence, Hop
 from tests.unit.test_agent import QUESTION, scripted
 
 # A registered name that reads as a local GGUF: `auto` must plan structurally for it.
@@ -92,3 +99,57 @@ def test_every_stage_event_carries_its_own_seconds(sample_index):
     answer = next(e for e in custom if e["event"] == "answer")
     assert answer["model_seconds"] is None  # a scripted model reports no llama.cpp time
     assert next(e for e in custom if e["event"] == "plan")["planner"] == "scripted-events"
+
+
+def smollm2_tokens(text: str) -> int:
+    """Tokens of `text` by the embedded model's own tokenizer (its vocabulary alone is loaded)."""
+    from llama_cpp import Llama
+
+    from agent.models import smollm2_path
+
+    vocab = Llama(model_path=str(smollm2_path()), vocab_only=True, verbose=False)
+    return len(vocab.tokenize(text.encode(), add_bos=False))
+
+
+def evidence(quote: str, score: float, n: int) -> Evidence:
+    return Evidence(
+        id=f"p{n}",
+        passage_id=f"p{n}",
+        sentence_ids=[f"s{n}"],
+        quote=quote,
+        score=score,
+        hop=1,
+        route="dense",
+    )
+
+
+def test_the_bridge_call_reads_the_sentences_that_matter_within_its_token_budget():
+    query = "Who designed the Orrin Dam?"
+    filler = (
+        "The valley below the northern ridge was farmed for centuries by families who kept "
+        "sheep, grew barley and traded wool at the autumn fairs of the market towns nearby."
+    )
+    held = [evidence(filler.replace("northern", f"{i}th"), 0.9, i) for i in range(6)]
+    held.append(evidence("The Orrin Dam was designed by Hessa Varn.", 0.2, 9))
+    everything = "\n".join(e.quote for e in held)
+    assert smollm2_tokens(everything) > BRIDGE_PROMPT_TOKENS  # whole, it would not fit
+    model = ScriptedChatModel(responder=lambda m, k: json.dumps({"answer": "Hessa Varn"}))
+    register_chat_model("scripted-bridge", model)
+    usage: list = []
+    ctx = Context(hop_model="scripted-bridge")
+    assert _bridge_value(Hop(id=1, question=query), query, held, ctx, usage) == "Hessa Varn"
+    messages = model.calls[-1][0]
+    prompt = "\n".join(str(m.content) for m in messages)
+    assert smollm2_tokens(prompt) <= BRIDGE_PROMPT_TOKENS
+    # the sentence with the hop's words is read first, though retrieval scored it lowest
+    assert "<evidence>\n- The Orrin Dam was designed by Hessa Varn.\n" in prompt
+    assert usage[0]["step"] == "hop 1"
+
+
+def test_one_sentence_longer_than_the_budget_is_cut_to_fit():
+    query = "Which river feeds the reservoir?"
+    long = "The reservoir is fed by the Tessel River, " + "and by streams " * 200 + "."
+    quotes = bridge_evidence(query, [evidence(long, 1.0, 1)])
+    assert len(quotes) == 1 and quotes[0].startswith("The reservoir is fed by the Tessel River")
+    prompt = "\n".join(str(m.content) for m in bridge_messages(query, quotes))
+    assert smollm2_tokens(prompt) <= BRIDGE_PROMPT_TOKENS < smollm2_tokens(long)
