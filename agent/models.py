@@ -308,9 +308,21 @@ def _openai_compatible_class() -> type[Any]:
         _astream = BaseChatModel._astream
 
         def _adapt(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-            if self._legacy_schema:
+            if self._legacy_schema and kwargs.get("response_format"):
                 kwargs = {**kwargs, "response_format": _to_llama_format(kwargs["response_format"])}
             return kwargs
+
+        def _schema_refused(self, exc: Exception, kwargs: dict[str, Any]) -> bool:
+            """Whether the server refused json_schema; from then on it gets json_object + schema.
+
+            llama.cpp's server answers json_schema with a validation error (a 422 or a 500).
+            """
+            wants_schema = (kwargs.get("response_format") or {}).get("type") == "json_schema"
+            refused = "response_format" in str(exc) or "json_schema" in str(exc)
+            if not wants_schema or self._legacy_schema or not refused:
+                return False
+            self._legacy_schema = True
+            return True
 
         def _failure(self, exc: BaseException, tries: int) -> ModelBackendError:
             where = f"model server {self.openai_api_base or 'api.openai.com'} ({self.model_name})"
@@ -338,17 +350,11 @@ def _openai_compatible_class() -> type[Any]:
         def _generate_once(
             self, messages: Any, stop: Any, run_manager: Any, **kw: Any
         ) -> ChatResult:
-            wants_schema = (kw.get("response_format") or {}).get("type") == "json_schema"
             try:
-                result = super()._generate(
-                    messages, stop, run_manager, **self._adapt(kw) if wants_schema else kw
-                )
+                result = super()._generate(messages, stop, run_manager, **self._adapt(kw))
             except openai.APIError as exc:
-                # llama.cpp's server answers json_schema with a validation error (a 422 or a 500)
-                refused = "response_format" in str(exc) or "json_schema" in str(exc)
-                if not wants_schema or self._legacy_schema or not refused:
+                if not self._schema_refused(exc, kw):
                     raise
-                self._legacy_schema = True
                 result = super()._generate(messages, stop, run_manager, **self._adapt(kw))
             if not result.generations:
                 raise ValueError("the response has no choices")
@@ -366,12 +372,20 @@ def _openai_compatible_class() -> type[Any]:
             raise AssertionError("unreachable")
 
         def _stream(self, *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+            # A structured call streams too when a client streams the graph's messages.
             for attempt in range(self.retries + 1):
                 started = False
                 try:
-                    for chunk in super()._stream(*args, **kwargs):
-                        started = True
-                        yield chunk
+                    try:
+                        for chunk in super()._stream(*args, **self._adapt(kwargs)):
+                            started = True
+                            yield chunk
+                    except openai.APIError as exc:
+                        if started or not self._schema_refused(exc, kwargs):
+                            raise
+                        for chunk in super()._stream(*args, **self._adapt(kwargs)):
+                            started = True
+                            yield chunk
                     return
                 except _MALFORMED + (openai.APIError,) as exc:
                     if started:  # the caller has seen tokens: a retry would repeat them

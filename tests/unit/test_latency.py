@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from agent.cli import main
 from agent.context import Context
 from agent.models import ScriptedChatModel, register_chat_model
@@ -153,3 +155,25 @@ def test_one_sentence_longer_than_the_budget_is_cut_to_fit():
     assert len(quotes) == 1 and quotes[0].startswith("The reservoir is fed by the Tessel River")
     prompt = "\n".join(str(m.content) for m in bridge_messages(query, quotes))
     assert smollm2_tokens(prompt) <= BRIDGE_PROMPT_TOKENS < smollm2_tokens(long)
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+def test_a_structured_call_falls_back_to_json_object_when_a_server_refuses_json_schema(streamed):
+    """llama.cpp's server refuses json_schema; a client streaming the graph streams every call."""
+    from langchain_core.messages import HumanMessage
+
+    from agent.answering import choice_format, structured_call
+    from agent.models import make_chat_model
+    from evals.doctor import FaultyServer
+
+    with FaultyServer() as server:
+        server.refuse_json_schema = True
+        call = structured_call(make_chat_model(server.spec()), choice_format(["a", "b"]), 20)
+        messages = [HumanMessage("Pick one.")]
+        text = (
+            "".join(str(c.content) for c in call.stream(messages))
+            if streamed
+            else str(call.invoke(messages).content)
+        )
+        assert text  # answered, once the schema went as json_object + schema
+        assert len(server.requests) == 2  # the refusal costs one request, and no retries
