@@ -52,7 +52,7 @@ def run_question(question: Question, ctx: Context) -> dict[str, Any]:
     """Stream one question as `resin ask` does; its stage seconds, answer and scores."""
     clock = StageClock()
     final: dict[str, Any] = {}
-    model_seconds = None
+    figures: dict[str, Any] = {}
     parts: Any = graph.stream(
         {"question": question.question},
         context=ctx,
@@ -61,7 +61,7 @@ def run_question(question: Question, ctx: Context) -> dict[str, Any]:
     for mode, payload in parts:
         clock.part(mode, payload)
         if mode == "custom" and payload.get("event") == "answer":
-            model_seconds = payload.get("model_seconds")
+            figures = payload
         elif mode == "values":
             final = payload
     seconds = clock.seconds()
@@ -71,8 +71,9 @@ def run_question(question: Question, ctx: Context) -> dict[str, Any]:
         "plan_source": final.get("plan_source"),
         "seconds": {
             **{k.replace("_", " "): v for k, v in seconds.items()},
-            "answer model": model_seconds,
+            "answer model": figures.get("model_seconds"),
         },
+        "cached_tokens": figures.get("cached_tokens"),
         "prompt_tokens": sum(int(u["prompt_tokens"]) for u in final.get("usage") or []),
         "model_calls": len(final.get("usage") or []),
         "em": 100 * metrics.exact_match(answer, question.answers),
@@ -107,6 +108,12 @@ def table(rows: list[dict[str, Any]], settings: dict[str, Any]) -> str:
         f"{f'{tokens:.0f}' if tokens else 'not reported (a streamed server call)'}; "
         f"plans: {', '.join(sources)}.",
     ]
+    cached = [r["cached_tokens"] for r in rows if r["cached_tokens"] is not None]
+    if cached:
+        lines.append(
+            f"Answer prompts: {sum(cached) / len(cached):.0f} tokens each read from the prompt "
+            "cache on average (the shared system prompt and instructions)."
+        )
     return "\n".join(lines)
 
 

@@ -45,12 +45,18 @@ def select_passages(
     return chosen
 
 
-def model_seconds(reply: BaseMessage | None) -> float | None:
-    """Seconds the answering call spent in llama.cpp (prompt + generation), where it says."""
+def call_figures(reply: BaseMessage | None) -> dict[str, Any]:
+    """The answering call's seconds in llama.cpp and prompt tokens read from its prompt cache.
+
+    None where the backend does not say (a server, a scripted model).
+    """
     meta = reply.response_metadata if reply is not None else {}
-    if "prompt_ms" not in meta:
-        return None
-    return round((meta["prompt_ms"] + meta["generation_ms"]) / 1000, 3)
+    details = (getattr(reply, "usage_metadata", None) or {}).get("input_token_details") or {}
+    seconds = (meta["prompt_ms"] + meta["generation_ms"]) / 1000 if "prompt_ms" in meta else None
+    return {
+        "model_seconds": None if seconds is None else round(seconds, 3),
+        "cached_tokens": details.get("cache_read"),
+    }
 
 
 def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -83,7 +89,7 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "candidates": answer.candidates,
             "notes": answer.notes,
             "seconds": round(time.perf_counter() - started, 3),
-            "model_seconds": model_seconds(answer.reply),
+            **call_figures(answer.reply),
         }
     )
     update: dict[str, Any] = {

@@ -52,7 +52,8 @@ def test_the_second_call_reads_the_system_prompt_from_the_cache_after_another_pr
 def system_tokens(model: ChatLlamaCpp) -> int:
     """Tokens of the answer prompt's system turn, in SmolLM2's chat template."""
     turn = f"<|im_start|>system\n{ANSWER_CHOICE_SYSTEM}<|im_end|>\n".encode()
-    return len(_load_llama(model.model_path, model.n_ctx).tokenize(turn, add_bos=False))
+    llama = _load_llama(model.model_path, model.n_ctx)
+    return len(llama.tokenize(turn, add_bos=False, special=True))
 
 
 def parsed_choice(reply) -> str:
@@ -69,3 +70,19 @@ def test_a_cached_prefix_changes_no_answer_and_keeps_the_grammar():
     again = pick(model, question)
     assert cache_read(again) >= system_tokens(model)
     assert again.content == expected and parsed_choice(again) in CHOICES
+
+
+def test_the_answer_event_reports_llama_cpp_time_and_the_prompt_read_from_the_cache(
+    sample_index,
+):
+    from agent.context import Context
+    from agent.graph import graph
+
+    ctx = Context(index_path=str(sample_index), compose_model="embedded", hop_model="embedded")
+    answers = []
+    for question in ("Who designed the Orrin Dam?", "Which river flows past Lindmoor?"):
+        parts = graph.stream({"question": question}, context=ctx, stream_mode=["custom"])
+        answers += [p for _, p in parts if p["event"] == "answer"]
+    first, second = answers
+    assert 0 < first["model_seconds"] <= first["seconds"]
+    assert second["cached_tokens"] >= system_tokens(fresh(4096))  # the shared system prompt

@@ -99,7 +99,8 @@ def test_every_stage_event_carries_its_own_seconds(sample_index):
         seen = [e for e in custom if e["event"] == kind]
         assert seen and all(0 <= e["seconds"] < 60 for e in seen), kind
     answer = next(e for e in custom if e["event"] == "answer")
-    assert answer["model_seconds"] is None  # a scripted model reports no llama.cpp time
+    # a scripted model reports no llama.cpp time and no prompt cache
+    assert answer["model_seconds"] is None and answer["cached_tokens"] is None
     assert next(e for e in custom if e["event"] == "plan")["planner"] == "scripted-events"
 
 
