@@ -206,16 +206,21 @@ def stream_answer(
     show_progress: bool = True,
     out: Any = None,
 ) -> dict[str, Any]:
-    """Stream a run: the answer message to `out` (stdout), progress to stderr; the final state.
+    """Stream a run: the answer message to `out` (stdout), progress to stderr.
 
-    Warnings (a failing plan model) go to stderr even when progress is not shown.
+    Warnings (a failing plan model) go to stderr even when progress is not shown. Returns the final
+    state with `timings`: seconds per stage, to the first answer token and in all.
     """
+    from agent.trace import StageClock
+
     out = out or sys.stdout
     final: dict[str, Any] = {}
     hops = 0
+    clock = StageClock()
     for mode, payload in graph.stream(
-        inputs, config=config, context=ctx, stream_mode=["messages", "custom", "values"]
+        inputs, config=config, context=ctx, stream_mode=["messages", "custom", "updates", "values"]
     ):
+        clock.part(mode, payload)
         if mode == "messages":
             chunk, meta = payload
             if meta.get("langgraph_node") == "compose" and chunk.content:
@@ -233,7 +238,7 @@ def stream_answer(
         elif mode == "values":
             final = payload
     print(file=out)
-    return final
+    return {**final, "timings": clock.seconds()}
 
 
 def _progress_line(event: dict[str, Any], hops: int) -> str:
@@ -241,18 +246,23 @@ def _progress_line(event: dict[str, Any], hops: int) -> str:
     kind = event.get("event")
     if kind == "plan":
         asked = f" (follow-up read as: {event['question']})" if event.get("asked") else ""
-        return f"· plan ({event['source']}): {hops} hop(s){asked}"
+        return (
+            f"· plan ({event['source']}), {hops} hop(s), {event['seconds']:.2f} s: "
+            f"{event['reason']}{asked}"
+        )
     if kind == "hop":
         added = f"; {event['added']} bridge hop(s) added, {hops} in all" if event["added"] else ""
         return (
             f"· hop {event['hop']} {event['status']}: {event['units']} units, "
-            f"{event['passages']} passages, {event['chains']} chains{added}"
+            f"{event['passages']} passages, {event['chains']} chains, {event['seconds']:.2f} s{added}"
         )
     if kind == "composing":
         return f"· answering from {event['evidence']} pieces of evidence"
     if kind == "answer":
         notes = "; ".join(event.get("notes") or [])
-        return f"· answer ({event['mode']}, {len(event['candidates'])} candidates)" + (
+        model = event.get("model_seconds")
+        took = f"{event['seconds']:.2f} s" + (f", model {model:.2f} s" if model is not None else "")
+        return f"· answer ({event['mode']}, {len(event['candidates'])} candidates, {took})" + (
             f": {notes}" if notes else ""
         )
     return f"· {event}"
@@ -385,7 +395,9 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
         "--model", default=None, help="model spec for every step (default: embedded)"
     )
     parser.add_argument(
-        "--plan-model", default=None, help="model spec for planning (default auto: see README)"
+        "--plan-model",
+        default=None,
+        help="model spec for planning, none (structural), or auto (default: see README)",
     )
     parser.add_argument("--hop-model", default=None, help="model spec for hop bridge answers")
     parser.add_argument("--compose-model", default=None, help="model spec for the final answer")

@@ -30,8 +30,9 @@ class Context:
         default_factory=_env("RESIN_PLAN_MODEL", default="auto"),
         metadata={
             "description": "Model spec for planning hops (embedded, gguf:PATH, "
-            "openai:MODEL[@BASE_URL], fake), or auto: plan with compose_model unless it is a "
-            "small local GGUF (the embedded model), which plans structurally."
+            "openai:MODEL[@BASE_URL], fake); none: always plan structurally; or auto: plan with "
+            "compose_model unless it is a local GGUF (the embedded model), which plans "
+            "structurally."
         },
     )
     hop_model: str = field(

@@ -15,7 +15,8 @@ OpenAI-compatible servers get RESIN_MODEL_TIMEOUT seconds per try (default 120) 
 RESIN_MODEL_RETRIES retries with exponential backoff (default 2); a server that still fails
 raises `ModelBackendError` naming the server and the cause. The embedded model runs on
 RESIN_LLAMA_THREADS threads (default: every core); jobs sharing the cores should take 1 each,
-as llama.cpp's threads spin while they wait.
+as llama.cpp's threads spin while they wait. A GGUF is loaded once per process, with a prompt
+cache: a prompt sharing a prefix with an earlier call's evaluates only the rest.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.messages.ai import UsageMetadata
+from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
 
@@ -78,6 +79,41 @@ def _to_llama_format(response_format: dict[str, Any] | None) -> dict[str, Any] |
     return response_format
 
 
+# Room for the prompt states the process keeps (SmolLM2-135M: ~23 KB of KV per token, so a few
+# dozen prompts of every kind; a 7B model's 0.5 MB per token fits one 250-token prompt).
+PROMPT_CACHE_BYTES = 128 << 20
+
+
+@cache
+def _prompt_cache_class() -> type[Any]:
+    """The prompt cache class, defined once llama_cpp is imported (it loads the C library)."""
+    from llama_cpp import LlamaRAMCache, LlamaState
+
+    class PromptCache(LlamaRAMCache):
+        """llama-cpp-python's RAM prompt cache, keeping of each state only what a reuse needs.
+
+        After every call llama.cpp's state (the KV of prompt and reply) is stored under its
+        tokens; a later prompt sharing a prefix with one (the same system prompt and fixed
+        instructions, whatever ran in between) loads it and evaluates only the rest. Without
+        `logits_all` llama.cpp samples from its own logits and never writes the Python-side score
+        rows, yet a `LlamaState` copies them (200 KB per token for SmolLM2, nine tenths of the
+        state): one row is kept, which `load_state` broadcasts, and the capacity counts real bytes.
+        """
+
+        @property
+        def cache_size(self) -> int:
+            return sum(
+                s.llama_state_size + s.scores.nbytes + s.input_ids.nbytes
+                for s in self.cache_state.values()
+            )
+
+        def __setitem__(self, key: Sequence[int], value: LlamaState) -> None:
+            value.scores = value.scores[-1:].copy()
+            super().__setitem__(key, value)
+
+    return PromptCache
+
+
 @cache
 def _load_llama(path: str, n_ctx: int) -> Any:
     from llama_cpp import Llama
@@ -87,6 +123,7 @@ def _load_llama(path: str, n_ctx: int) -> Any:
     llama = Llama(
         model_path=path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False
     )
+    llama.set_cache(_prompt_cache_class()(capacity_bytes=PROMPT_CACHE_BYTES))
     # Free it before interpreter teardown: llama.cpp's own __del__ then finds its C library gone.
     atexit.register(llama.close)
     return llama
@@ -94,6 +131,25 @@ def _load_llama(path: str, n_ctx: int) -> Any:
 
 # One llama.cpp context serves one call at a time; parallel hops queue here.
 _LLAMA_LOCK = threading.Lock()
+
+
+def _perf(llama: Any) -> tuple[int, float, float]:
+    """llama.cpp's running counters: prompt tokens evaluated, prompt and generation milliseconds."""
+    from llama_cpp import llama_perf_context
+
+    data = llama_perf_context(llama.ctx)
+    return data.n_p_eval, data.t_p_eval_ms, data.t_eval_ms
+
+
+def _call_figures(
+    llama: Any, before: tuple[int, float, float], prompt_tokens: int
+) -> tuple[InputTokenDetails, dict[str, float]]:
+    """What one call reused and spent: prompt tokens read from the cache, and its milliseconds."""
+    after = _perf(llama)
+    # llama.cpp counts the prompt's last token (decoded to sample from) as generation, not prompt
+    reused = max(0, prompt_tokens - (after[0] - before[0]) - 1)
+    timings = {"prompt_ms": after[1] - before[1], "generation_ms": after[2] - before[2]}
+    return InputTokenDetails(cache_read=reused), timings
 
 
 class ChatLlamaCpp(BaseChatModel):
@@ -137,15 +193,19 @@ class ChatLlamaCpp(BaseChatModel):
     ) -> ChatResult:
         llama = _load_llama(self.model_path, self.n_ctx)
         with _LLAMA_LOCK:
+            before = _perf(llama)
             out = llama.create_chat_completion(**self._request(messages, stop, **kwargs))
-        usage = out.get("usage") or {}
+            usage = out.get("usage") or {}
+            details, timings = _call_figures(llama, before, usage.get("prompt_tokens", 0))
         message = AIMessage(
             content=out["choices"][0]["message"].get("content") or "",
             usage_metadata={
                 "input_tokens": usage.get("prompt_tokens", 0),
                 "output_tokens": usage.get("completion_tokens", 0),
                 "total_tokens": usage.get("total_tokens", 0),
+                "input_token_details": details,
             },
+            response_metadata=timings,
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
 
@@ -163,6 +223,7 @@ class ChatLlamaCpp(BaseChatModel):
         prompt_tokens = len(llama.tokenize(prompt_text.encode("utf-8"), add_bos=True))
         produced = 0
         with _LLAMA_LOCK:
+            before = _perf(llama)
             for part in llama.create_chat_completion(**request, stream=True):
                 delta = part["choices"][0]["delta"].get("content") or ""
                 if not delta:
@@ -172,6 +233,7 @@ class ChatLlamaCpp(BaseChatModel):
                 if run_manager:
                     run_manager.on_llm_new_token(delta, chunk=chunk)
                 yield chunk
+            details, timings = _call_figures(llama, before, prompt_tokens)
         yield ChatGenerationChunk(
             message=AIMessageChunk(
                 content="",
@@ -179,7 +241,9 @@ class ChatLlamaCpp(BaseChatModel):
                     "input_tokens": prompt_tokens,
                     "output_tokens": produced,
                     "total_tokens": prompt_tokens + produced,
+                    "input_token_details": details,
                 },
+                response_metadata=timings,
             )
         )
 
@@ -244,9 +308,21 @@ def _openai_compatible_class() -> type[Any]:
         _astream = BaseChatModel._astream
 
         def _adapt(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-            if self._legacy_schema:
+            if self._legacy_schema and kwargs.get("response_format"):
                 kwargs = {**kwargs, "response_format": _to_llama_format(kwargs["response_format"])}
             return kwargs
+
+        def _schema_refused(self, exc: Exception, kwargs: dict[str, Any]) -> bool:
+            """Whether the server refused json_schema; from then on it gets json_object + schema.
+
+            llama.cpp's server answers json_schema with a validation error (a 422 or a 500).
+            """
+            wants_schema = (kwargs.get("response_format") or {}).get("type") == "json_schema"
+            refused = "response_format" in str(exc) or "json_schema" in str(exc)
+            if not wants_schema or self._legacy_schema or not refused:
+                return False
+            self._legacy_schema = True
+            return True
 
         def _failure(self, exc: BaseException, tries: int) -> ModelBackendError:
             where = f"model server {self.openai_api_base or 'api.openai.com'} ({self.model_name})"
@@ -274,17 +350,11 @@ def _openai_compatible_class() -> type[Any]:
         def _generate_once(
             self, messages: Any, stop: Any, run_manager: Any, **kw: Any
         ) -> ChatResult:
-            wants_schema = (kw.get("response_format") or {}).get("type") == "json_schema"
             try:
-                result = super()._generate(
-                    messages, stop, run_manager, **self._adapt(kw) if wants_schema else kw
-                )
+                result = super()._generate(messages, stop, run_manager, **self._adapt(kw))
             except openai.APIError as exc:
-                # llama.cpp's server answers json_schema with a validation error (a 422 or a 500)
-                refused = "response_format" in str(exc) or "json_schema" in str(exc)
-                if not wants_schema or self._legacy_schema or not refused:
+                if not self._schema_refused(exc, kw):
                     raise
-                self._legacy_schema = True
                 result = super()._generate(messages, stop, run_manager, **self._adapt(kw))
             if not result.generations:
                 raise ValueError("the response has no choices")
@@ -302,12 +372,20 @@ def _openai_compatible_class() -> type[Any]:
             raise AssertionError("unreachable")
 
         def _stream(self, *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+            # A structured call streams too when a client streams the graph's messages.
             for attempt in range(self.retries + 1):
                 started = False
                 try:
-                    for chunk in super()._stream(*args, **kwargs):
-                        started = True
-                        yield chunk
+                    try:
+                        for chunk in super()._stream(*args, **self._adapt(kwargs)):
+                            started = True
+                            yield chunk
+                    except openai.APIError as exc:
+                        if started or not self._schema_refused(exc, kwargs):
+                            raise
+                        for chunk in super()._stream(*args, **self._adapt(kwargs)):
+                            started = True
+                            yield chunk
                     return
                 except _MALFORMED + (openai.APIError,) as exc:
                     if started:  # the caller has seen tokens: a retry would repeat them

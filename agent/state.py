@@ -145,7 +145,8 @@ class OutputState(TypedDict, total=False):
     turn, `asked` then holding it as typed ("" when nothing was rewritten). `answer` is the short
     answer alone ("" when the question could not be read); the chat message in `messages` adds
     the supporting sentences and a Sources list. `notes` says what was skipped, cut, rewritten or
-    fallen back on in this run; `plan_source` whether the plan model's plan was used.
+    fallen back on in this run; `plan_source` whether the plan model's plan was used and
+    `plan_reason` which planner ran and why.
     """
 
     question: str
@@ -156,6 +157,7 @@ class OutputState(TypedDict, total=False):
     notes: Annotated[list[str], operator.add]
     plan: list[Hop]
     plan_source: Literal["model", "structural"]
+    plan_reason: str
     evidence: list[Evidence]
     chains: list[Chain]
     usage: list[dict[str, int | str]]

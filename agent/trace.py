@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +28,62 @@ def to_jsonable(state: dict[str, Any]) -> dict[str, Any]:
     return {k: convert(v) for k, v in state.items()}
 
 
+# The stage each graph node's time counts toward (dispatch is the hops' join point).
+STAGE_OF = {"plan": "plan", "dispatch": "hops", "resolve_hop": "hops", "compose": "compose"}
+
+
+class StageClock:
+    """Wall seconds per stage of one streamed run, time to the first answer token, and in all.
+
+    Fed the stream's parts (modes "updates" and "messages"): a node's update arrives when the node
+    ends, so the time since the previous update is its stage's; parallel hops count once, as wall
+    time, which is what a person waits for.
+    """
+
+    def __init__(self) -> None:
+        self.start = self.last = time.perf_counter()
+        self.stages: dict[str, float] = {}
+        self.first_token: float | None = None
+
+    def part(self, mode: str, payload: Any) -> None:
+        """Account for one streamed part."""
+        now = time.perf_counter()
+        if mode == "updates" and isinstance(payload, dict):
+            for node in payload:
+                stage = STAGE_OF.get(str(node), str(node))
+                self.stages[stage] = self.stages.get(stage, 0.0) + now - self.last
+            self.last = now
+        elif mode == "messages" and self.first_token is None:
+            chunk, meta = payload
+            if meta.get("langgraph_node") == "compose" and chunk.content:
+                self.first_token = now - self.start
+
+    def seconds(self) -> dict[str, float | None]:
+        """Seconds per stage, then `first_token` and `total` (rounded to milliseconds)."""
+        out: dict[str, float | None] = {k: round(v, 3) for k, v in self.stages.items()}
+        out["first_token"] = None if self.first_token is None else round(self.first_token, 3)
+        out["total"] = round(time.perf_counter() - self.start, 3)
+        return out
+
+
+def render_timings(timings: dict[str, float | None]) -> str:
+    """One line: seconds per stage, to the first answer token, and in all."""
+    parts = [
+        f"{name.replace('_', ' ')} {value:.2f} s"
+        for name, value in timings.items()
+        if value is not None
+    ]
+    return "  " + " · ".join(parts)
+
+
 def render_trace(state: dict[str, Any], index: Index) -> str:
-    """The question (and a follow-up as typed), the plan, each hop's evidence, chains, sources, notes."""
+    """The question and plan (with why), each hop's evidence, chains, sources, notes, time."""
     lines = ["", "── question", f"  {state.get('question', '')}"]
     if state.get("asked"):
         lines.append(f"  (follow-up as typed: {state['asked']})")
     lines.append("── plan")
+    if state.get("plan_reason"):
+        lines.append(f"  {state['plan_reason']}")
     for hop in state.get("plan") or []:
         deps = f" (after {', '.join(map(str, hop.depends_on))})" if hop.depends_on else ""
         lines.append(f"  hop {hop.id}{deps}: {hop.question}")
@@ -61,6 +112,8 @@ def render_trace(state: dict[str, Any], index: Index) -> str:
     if state.get("notes"):
         lines.append("── notes")
         lines.extend(f"  {note}" for note in state["notes"])
+    if state.get("timings"):
+        lines += ["── time", render_timings(state["timings"])]
     return "\n".join(lines)
 
 

@@ -75,6 +75,7 @@ class FaultyServer:
       ``garbage``    a 200 whose body is not a chat completion
       ``nonsense``   a well-formed completion whose content is not JSON at all
     `queue` holds modes for the next requests, one each, before `mode` applies again.
+    `refuse_json_schema` answers a json_schema response format as llama.cpp's server does: 500.
     `requests` holds each request's arrival time (monotonic) and `faults` counts failed answers.
 
     Like a model server with parallel slots, it takes `latency` seconds per request and works on
@@ -92,6 +93,7 @@ class FaultyServer:
         self.queue: list[str] = []
         self.requests: list[float] = []
         self.faults = 0
+        self.refuse_json_schema = False
         self.open = self.peak_open = 0
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(slots) if slots else None
@@ -181,6 +183,12 @@ class FaultyServer:
     def _serve(self, handler: Any, body: dict[str, Any]) -> None:
         time.sleep(self.latency)
         mode = self._current_mode()
+        if self.refuse_json_schema and (body.get("response_format") or {}).get("type") == (
+            "json_schema"
+        ):
+            message = "response_format.type: Input should be 'text' or 'json_object'"
+            handler._send(500, json.dumps({"error": {"message": message}}).encode())
+            return
         if mode == "500":
             handler._send(500, b'{"error": {"message": "injected fault", "type": "server_error"}}')
             return

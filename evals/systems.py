@@ -19,8 +19,9 @@ from langchain_core.language_models import BaseChatModel
 from agent.answering import NOT_FOUND_CHOICE, answer_from_passages, free_answer, resolve_mode
 from agent.context import Context
 from agent.models import ScriptedChatModel, register_chat_model
-from agent.nodes.compose import select_passages
+from agent.nodes.compose import CHARS_PER_TOKEN, select_passages
 from agent.state import Evidence
+from agent.trace import StageClock
 from evals.data import Question
 from evals.prompts import CLOSED_BOOK_SYSTEM, GRAPH_DUMP_SYSTEM
 from indexes.build import Index
@@ -39,8 +40,6 @@ from tools.retrieval import (
 
 # Passages ranked per query for recall@k, whatever k the reader gets.
 RANK_DEPTH = 10
-# Same estimate the compose node uses when it fits passages into its token budget.
-CHARS_PER_TOKEN = 4
 # A plan model that always proposes nothing: the agent then plans structurally (one hop).
 NO_PLAN_MODEL = "evals-no-plan"
 
@@ -257,7 +256,6 @@ def run_graph_dump(env: Env, q: Question) -> Outcome:
 
 
 # --- the agent and its ablations ----------------------------------------------------------------
-_STAGE_OF = {"plan": "plan", "dispatch": "hops", "resolve_hop": "hops", "compose": "compose"}
 
 
 def _hop_order(evidence: list[Evidence]) -> list[str]:
@@ -281,22 +279,18 @@ def run_agent_with(context: Context, skip_steps: tuple[str, ...] = ()) -> Callab
         out = Outcome(answer="")
         final: dict[str, Any] = {}
         candidates: list[str] = []
-        last = time.perf_counter()
+        clock = StageClock()
         for mode, payload in graph.stream(
             {"question": q.asked}, context=context, stream_mode=["updates", "values", "custom"]
         ):
-            now = time.perf_counter()
-            if mode == "updates" and isinstance(payload, dict):
-                for node in payload:
-                    stage = _STAGE_OF.get(str(node), str(node))
-                    out.stages[stage] = out.stages.get(stage, 0.0) + (now - last)
-                last = now
-            elif mode == "values" and isinstance(payload, dict):
+            clock.part(mode, payload)
+            if mode == "values" and isinstance(payload, dict):
                 final = payload
             elif (
                 mode == "custom" and isinstance(payload, dict) and payload.get("event") == "answer"
             ):
                 candidates = list(payload.get("candidates") or [])
+        out.stages = clock.stages
         evidence: list[Evidence] = list(final.get("evidence") or [])
         out.answer = (
             " ".join(str(final.get("answer") or "").split()) if final.get("sources") else ""
@@ -314,6 +308,7 @@ def run_agent_with(context: Context, skip_steps: tuple[str, ...] = ()) -> Callab
         results = final.get("results") or {}
         out.trace = {
             "plan_source": final.get("plan_source"),
+            "plan_reason": final.get("plan_reason"),
             "plan": [_dump(h) for h in final.get("plan") or []],
             "hops": [_dump(results[k]) for k in sorted(results)],
             "evidence": [_dump(e) for e in evidence],

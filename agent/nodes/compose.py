@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
@@ -18,7 +19,7 @@ from indexes.documents import Passage
 from tools.retrieval import units_by_id
 
 # Without the compose model's tokenizer at hand, ~4 characters per token is the usual estimate.
-_CHARS_PER_TOKEN = 4
+CHARS_PER_TOKEN = 4
 
 
 def select_passages(
@@ -36,7 +37,7 @@ def select_passages(
     chosen: list[Passage] = []
     used = 0
     for passage in ranked:
-        cost = len(passage.text) // _CHARS_PER_TOKEN + 8
+        cost = len(passage.text) // CHARS_PER_TOKEN + 8
         if chosen and used + cost > budget_tokens:
             continue
         chosen.append(passage)
@@ -44,11 +45,26 @@ def select_passages(
     return chosen
 
 
+def call_figures(reply: BaseMessage | None) -> dict[str, Any]:
+    """The answering call's seconds in llama.cpp and prompt tokens read from its prompt cache.
+
+    None where the backend does not say (a server, a scripted model).
+    """
+    meta = reply.response_metadata if reply is not None else {}
+    details = (getattr(reply, "usage_metadata", None) or {}).get("input_token_details") or {}
+    seconds = (meta["prompt_ms"] + meta["generation_ms"]) / 1000 if "prompt_ms" in meta else None
+    return {
+        "model_seconds": None if seconds is None else round(seconds, 3),
+        "cached_tokens": details.get("cache_read"),
+    }
+
+
 def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Answer once every hop is resolved, from source passages only; never from hop answers."""
     problem = state.get("input_problem")
     if problem:  # nothing to search for: say why, in the chat
         return {"answer": "", "citations": [], "sources": [], "messages": [AIMessage(problem)]}
+    started = time.perf_counter()
     ctx = context_of(runtime.context)
     index = get_index(ctx)
     question = state.get("question", "")
@@ -72,6 +88,8 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "mode": answer.mode,
             "candidates": answer.candidates,
             "notes": answer.notes,
+            "seconds": round(time.perf_counter() - started, 3),
+            **call_figures(answer.reply),
         }
     )
     update: dict[str, Any] = {

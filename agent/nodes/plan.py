@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import networkx as nx
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
@@ -70,18 +71,40 @@ _SMALL_TALK = frozenset(
 )
 
 
-def planner(ctx: Context) -> tuple[str | None, str]:
-    """The model spec to plan with (None: plan structurally), and why.
+# The embedded model's valid-plan rate, measured by evals/bench_plan.py (50 questions per set, seed
+# 0): the evidence behind `auto` planning structurally for it (README, "Planning").
+EMBEDDED_VALID_PLANS = {"HotpotQA": 14, "QASC": 10}
 
-    `auto` plans structurally when the answering model is a small local GGUF: the embedded 135M
-    model writes a usable plan for few questions (README, "Plans"), after seconds of work.
+
+def planner(ctx: Context) -> tuple[str | None, str]:
+    """The model spec to plan with (None: plan structurally), and why, as the trace says it.
+
+    `auto` plans structurally when the plan model would be a local GGUF: the embedded 135M model
+    writes a valid plan for few questions (`EMBEDDED_VALID_PLANS`), after seconds of work, and no
+    other GGUF has been measured as a planner. `none` never plans (a small model on a server); a
+    named `plan_model` always does.
     """
+    if ctx.plan_model == "none":
+        return None, "structural: plan_model is none"
     if ctx.plan_model != "auto":
-        return ctx.plan_model, f"plan_model {ctx.plan_model}"
+        return ctx.plan_model, f"model: plan_model is {ctx.plan_model}"
     spec = ctx.compose_model.strip()
-    if spec in _LOCAL_MODELS or spec.startswith("gguf:") or spec.endswith(".gguf"):
-        return None, f"plan_model auto: {spec} is a small local model; structural plan"
-    return spec, f"plan_model auto: planning with {spec}"
+    if spec in _LOCAL_MODELS:
+        rates = " and ".join(f"{v}% of {k}" for k, v in EMBEDDED_VALID_PLANS.items())
+        return None, (
+            f"structural: the plan model would be the embedded 135M model, whose plans were valid "
+            f"for {rates} questions (evals/bench_plan.py)"
+        )
+    if spec.startswith("gguf:") or spec.endswith(".gguf"):
+        return None, f"structural: {spec} is a local GGUF not measured as a planner"
+    return spec, f"model: plan_model auto plans with {spec}"
+
+
+def ask_planner(spec: str, question: str) -> BaseMessage:
+    """The plan model's reply for `question` (the call `plan` and evals/bench_plan.py make)."""
+    return structured(make_chat_model(spec), Plan, max_tokens=300).invoke(
+        [SystemMessage(PLAN_SYSTEM), HumanMessage(PLAN_USER.format(question=fence(question)))]
+    )
 
 
 def input_problem(question: str, skipped: list[str]) -> str:
@@ -120,31 +143,34 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     }
     problem = input_problem(question, skipped)
     if problem:
-        writer({"event": "plan", "source": "none", "hops": [], "reason": problem})
-        return {**fresh, "plan": Overwrite([]), "input_problem": problem}
+        writer({"event": "plan", "source": "none", "hops": [], "reason": problem, "seconds": 0.0})
+        return {
+            **fresh,
+            "plan": Overwrite([]),
+            "plan_reason": problem,
+            "input_problem": problem,
+            "usage": Overwrite([]),
+        }
+    started = time.perf_counter()
     usage = []
     hops: list[Hop] | None = None
     spec, reason = planner(ctx)
     if spec is not None:
         try:
-            reply = structured(make_chat_model(spec), Plan, max_tokens=300).invoke(
-                [
-                    SystemMessage(PLAN_SYSTEM),
-                    HumanMessage(PLAN_USER.format(question=fence(question))),
-                ]
-            )
+            reply = ask_planner(spec, question)
         except Exception as exc:  # noqa: BLE001 - a failing plan model: plan structurally, and say so
-            reason = str(exc)[:200]
+            failure = str(exc)[:200]
             # The user chose this planner: its failure is said, not only kept in the trace.
-            warning = f"plan model {spec} failed ({reason}); planned structurally"
+            warning = f"plan model {spec} failed ({failure}); planned structurally"
             writer({"event": "warning", "message": warning})
             notes.append(warning)
+            reason = f"structural: the plan from {spec} failed ({failure})"
         else:
             usage.append(usage_row("plan", reply))
             try:  # a plan that does not parse or validate: structural, the reason in the trace
                 hops = validate_plan(parse_reply(reply, Plan))
             except ValueError as exc:
-                reason = str(exc)[:200]
+                reason = f"structural: the plan from {spec} was not valid ({str(exc)[:200]})"
     source = "model" if hops else "structural"
     hops = hops or [Hop(id=1, question=question)]
     writer(
@@ -153,14 +179,17 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "source": source,
             "question": question,
             "asked": asked,
+            "planner": spec or "",
             "hops": [h.model_dump() for h in hops],
             "reason": reason,
+            "seconds": round(time.perf_counter() - started, 3),
         }
     )
     return {
         **fresh,
         "plan": Overwrite(hops),
         "plan_source": source,
+        "plan_reason": reason,
         "input_problem": "",
         "usage": usage,
     }

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any, Literal
 
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
@@ -13,6 +14,7 @@ from pydantic import BaseModel
 from agent.context import Context
 from agent.models import make_chat_model
 from agent.nodes.common import parse_reply, structured, usage_row
+from agent.nodes.compose import CHARS_PER_TOKEN
 from agent.resources import context_of, get_index
 from agent.state import Evidence, Hop, HopResult, HopTask
 from indexes.build import Index
@@ -35,6 +37,10 @@ from tools.retrieval import (
 
 # Dense passages kept for a question hop; bridge hops add passages about the entities these name.
 QUESTION_HOP_PASSAGES = 3
+# The bridge call's whole prompt (instructions, evidence, question) at 4 characters per token: the
+# few sentences sharing the hop's words, not whole passages (the 135M model reads about 80 tokens
+# a second on one core).
+BRIDGE_PROMPT_TOKENS = 192
 # A unit this similar to the hop question is a real hit; fewer than two such hits = units are thin.
 # Weaker ones stay out of the buffer: ranked ahead of later hops, they would push out the bridge
 # passages the structural plan exists to add.
@@ -118,31 +124,54 @@ def _chain_evidence(chains: list[Chain], hop: int, index: Index) -> list[Evidenc
     ]
 
 
+def bridge_evidence(query: str, evidence: list[Evidence]) -> list[str]:
+    """The evidence sentences that matter for `query`, fenced, within the bridge prompt's budget.
+
+    Those sharing most of the query's words come first (then the better scored); whatever does
+    not fit is left out, and the best one is cut at a word when it alone does not fit.
+    """
+    fixed = len(BRIDGE_SYSTEM) + len(BRIDGE_USER.format(evidence="", question=fence(query)))
+    budget = BRIDGE_PROMPT_TOKENS * CHARS_PER_TOKEN - fixed
+    terms = set(tokenize(query))
+    ranked = sorted(evidence, key=lambda e: (-len(terms & set(tokenize(e.quote))), -e.score))
+    quotes: list[str] = []
+    used = 0
+    for quote in dict.fromkeys(fence(e.quote) for e in ranked):
+        cost = len(quote) + 3  # "- " and the line break
+        if used + cost <= budget:
+            quotes.append(quote)
+            used += cost
+        elif not quotes and budget > 3:
+            quotes.append(quote[: budget - 3].rsplit(" ", 1)[0])
+            used = budget
+    return quotes
+
+
+def bridge_messages(query: str, quotes: list[str]) -> list[BaseMessage]:
+    """The bridge call's prompt: instructions, the sentences that matter, the question."""
+    evidence = "\n".join(f"- {q}" for q in quotes)
+    return [
+        SystemMessage(BRIDGE_SYSTEM),
+        HumanMessage(BRIDGE_USER.format(evidence=evidence, question=fence(query))),
+    ]
+
+
 def _bridge_value(
     hop: Hop, query: str, evidence: list[Evidence], ctx: Context, usage: list[dict[str, Any]]
 ) -> str:
-    """A short answer for dependents: the hop model's, if it is grounded in the evidence."""
-    if not evidence:
+    """A short answer for dependents: the hop model's, if the sentences it read write it."""
+    quotes = bridge_evidence(query, evidence)
+    if not quotes:
         return ""
-    best = sorted(evidence, key=lambda e: -e.score)[:4]
-    quotes = "\n".join(f"- {e.quote}" for e in best)
     try:
         reply = structured(make_chat_model(ctx.hop_model), BridgeAnswer, max_tokens=40).invoke(
-            [
-                SystemMessage(BRIDGE_SYSTEM),
-                HumanMessage(
-                    BRIDGE_USER.format(
-                        evidence="\n".join(f"- {fence(e.quote)}" for e in best),
-                        question=fence(query),
-                    )
-                ),
-            ]
+            bridge_messages(query, quotes)
         )
         usage.append(usage_row(f"hop {hop.id}", reply))
         answer = parse_reply(reply, BridgeAnswer).answer.strip()
     except Exception:  # noqa: BLE001 - an unusable answer falls back to structure below
         answer = ""
-    if answer and normalize(answer) in normalize(quotes):
+    if answer and normalize(answer) in normalize("\n".join(quotes)):
         return answer
     return ""
 
@@ -167,6 +196,7 @@ def _passage_slots(hop: Hop, units: list[UnitHit], task: HopTask, ctx: Context) 
 
 def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """Resolve one hop with typed units, chains and passages; record it unresolved if nothing fits."""
+    started = time.perf_counter()
     ctx = context_of(runtime.context)
     index = get_index(ctx)
     hop = task["hop"]
@@ -220,6 +250,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
             "passages": len(passages),
             "chains": len(chains),
             "added": len(new_hops),  # bridge hops a structural plan grows by
+            "seconds": round(time.perf_counter() - started, 3),
         }
     )
     result = HopResult(

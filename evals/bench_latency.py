@@ -1,0 +1,193 @@
+r"""Seconds a person waits per question, stage by stage, with the answers' EM/F1 on the same questions.
+
+    python -m evals.bench_latency --questions 50 --out evals/results/latency_hotpot50_embedded.md
+    python -m evals.bench_latency --questions 50 --model openai:smollm2@http://127.0.0.1:PORT/v1 \
+        --plan-model none --answer-mode choices --out evals/results/latency_hotpot50_server.md
+
+Samples questions of HotpotQA dev-300 (seeded, as `resin eval --limit`), indexes their paragraphs
+plus as many distractors (`--subset`, parser units unless `--extract` says otherwise; an existing
+--index is brought to that corpus), warms the process (model, spaCy, embedder, one question outside
+the sample), then streams every question through the agent as `resin ask` does. Per question:
+wall seconds of plan, hops and compose (`agent.trace.StageClock`), the answering call's own
+llama.cpp seconds where the backend reports them, time to the first answer token, and in all;
+EM/F1 of the short answer. Prints (and with --out writes) a markdown table of p50/p95 per stage,
+the figures that matter, the load average and the command. Target (issue 18): p50 ≤ 10 s,
+p95 ≤ 20 s, first token p50 ≤ 6 s, on a quiet CPU.
+
+The server form needs the loopback llama.cpp server with the embedded GGUF running first:
+
+    python -m llama_cpp.server --model "$GGUF" --n_threads 2 --n_threads_batch 2 --n_ctx 4096 --port PORT
+
+where GGUF is the path `python -c "from agent.models import smollm2_path; print(smollm2_path())"`
+prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agent.context import Context
+from agent.graph import graph
+from agent.models import make_chat_model, make_embedder
+from agent.trace import StageClock
+from evals import metrics
+from evals.data import Question, load_dataset
+from indexes.build import Builder, Index, IndexConfig, extractors
+from indexes.nlp_extraction import load_pipeline
+
+HOTPOT = Path("/work/shared/data/hotpotqa/hotpotqa_dev_300.jsonl")
+# Asked once before the sample (outside it): every code path loaded and run, as in a server.
+WARM_UP = "In which country is the tower that Gustave Eiffel's company built for the 1889 fair?"
+STAGES = ("plan", "hops", "compose", "answer model", "first token", "total")
+
+
+def run_question(question: Question, ctx: Context) -> dict[str, Any]:
+    """Stream one question as `resin ask` does; its stage seconds, answer and scores."""
+    clock = StageClock()
+    final: dict[str, Any] = {}
+    figures: dict[str, Any] = {}
+    parts: Any = graph.stream(
+        {"question": question.question},
+        context=ctx,
+        stream_mode=["messages", "custom", "updates", "values"],
+    )
+    for mode, payload in parts:
+        clock.part(mode, payload)
+        if mode == "custom" and payload.get("event") == "answer":
+            figures = payload
+        elif mode == "values":
+            final = payload
+    seconds = clock.seconds()
+    answer = str(final.get("answer") or "") if final.get("sources") else ""
+    return {
+        "id": question.id,
+        "plan_source": final.get("plan_source"),
+        "seconds": {
+            **{k.replace("_", " "): v for k, v in seconds.items()},
+            "answer model": figures.get("model_seconds"),
+        },
+        "cached_tokens": figures.get("cached_tokens"),
+        "prompt_tokens": sum(int(u["prompt_tokens"]) for u in final.get("usage") or []),
+        "model_calls": len(final.get("usage") or []),
+        "em": 100 * metrics.exact_match(answer, question.answers),
+        "f1": 100 * metrics.f1(answer, question.answers),
+    }
+
+
+def _cell(values: list[float], q: float) -> str:
+    figure = metrics.percentile(values, q)
+    return "—" if figure is None else f"{figure:.2f}"
+
+
+def table(rows: list[dict[str, Any]], settings: dict[str, Any]) -> str:
+    """The markdown report: settings, a stage table, answer quality."""
+    lines = [f"- {k}: {v}" for k, v in settings.items()]
+    lines += ["", "| stage | p50 s | p95 s | mean s |", "|---|---:|---:|---:|"]
+    for stage in STAGES:
+        values = [r["seconds"][stage] for r in rows if r["seconds"].get(stage) is not None]
+        mean = metrics.mean(values)
+        lines.append(
+            f"| {stage} | {_cell(values, 50)} | {_cell(values, 95)} "
+            f"| {'—' if mean is None else f'{mean:.2f}'} |"
+        )
+    n = len(rows)
+    sources = sorted({str(r["plan_source"]) for r in rows})
+    tokens = sum(r["prompt_tokens"] for r in rows) / n
+    lines += [
+        "",
+        f"{n} questions: EM {sum(r['em'] for r in rows) / n:.1f}, "
+        f"F1 {sum(r['f1'] for r in rows) / n:.1f}; model calls per question "
+        f"{sum(r['model_calls'] for r in rows) / n:.1f}, prompt tokens per question "
+        f"{f'{tokens:.0f}' if tokens else 'not reported (a streamed server call)'}; "
+        f"plans: {', '.join(sources)}.",
+    ]
+    cached = [r["cached_tokens"] for r in rows if r["cached_tokens"] is not None]
+    if cached:
+        lines.append(
+            f"Answer prompts: {sum(cached) / len(cached):.0f} tokens each read from the prompt "
+            "cache on average (the shared system prompt and instructions)."
+        )
+    return "\n".join(lines)
+
+
+def build(index_path: Path, questions: int, seed: int, extract: str, model: str) -> Any:
+    """The sampled questions and an index holding exactly their subset corpus."""
+    data = load_dataset(HOTPOT, limit=questions, seed=seed, subset=True)
+    extractor, nlp = extractors(extract, lambda: make_chat_model(model))
+    index = Index(IndexConfig(path=index_path, passage_chars=data.passage_chars), make_embedder())
+    try:
+        builder = Builder(index, extractor, nlp=nlp)
+        wanted = {d.id for d in data.documents}
+        for record in index.catalog.documents():
+            if record.doc_id not in wanted:
+                builder.delete(record.doc_id)
+        builder.run(data.documents)
+    finally:
+        index.close()
+    return data
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--questions", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--model", default="embedded", help="model spec for every step")
+    parser.add_argument("--plan-model", default="auto", help="auto, none or a model spec")
+    parser.add_argument("--answer-mode", default="auto", choices=["auto", "choices", "free"])
+    parser.add_argument("--extract", default="nlp", help="units of the index (nlp, none, ...)")
+    parser.add_argument("--index", type=Path, default=Path("evals/runs/latency/index"))
+    parser.add_argument("--out", type=Path, help="write the markdown report here")
+    parser.add_argument("--json", type=Path, help="per-question rows (they name dataset ids)")
+    args = parser.parse_args()
+
+    data = build(args.index, args.questions, args.seed, args.extract, args.model)
+    ctx = Context(
+        plan_model=args.plan_model,
+        hop_model=args.model,
+        compose_model=args.model,
+        answer_mode=args.answer_mode,
+        index_path=str(args.index),
+    )
+    # A warm process, as a chat server's: model, parser and embedder loaded, one question run.
+    make_chat_model(args.model).invoke("Hi")
+    load_pipeline()("Warm.")
+    run_question(Question(id="warm", question=WARM_UP, answers=["France"]), ctx)
+    sampled = data.questions
+    load_before = os.getloadavg()[0]
+    rows = []
+    for i, question in enumerate(sampled, 1):
+        rows.append(run_question(question, ctx))
+        total = rows[-1]["seconds"]["total"]
+        print(f"[{i}/{len(sampled)}] {total:.2f} s", file=sys.stderr, flush=True)
+    settings = {
+        "command": f"`python -m evals.bench_latency {shlex.join(sys.argv[1:])}`",
+        "data": f"{HOTPOT.name}, {len(sampled)} questions sampled with seed {args.seed} "
+        f"(as `resin eval --limit`), subset corpus of {len(data.documents)} passages, "
+        f"--extract {args.extract}",
+        "model": f"{args.model}, plan_model {args.plan_model}, answer_mode {args.answer_mode}"
+        + (
+            ""
+            if args.model.startswith("openai:")
+            else f", RESIN_LLAMA_THREADS={os.environ.get('RESIN_LLAMA_THREADS', 'all cores')}"
+        ),
+        "load average (1 min)": f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
+        f"({os.cpu_count()} cores)",
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+    }
+    report = table(rows, settings)
+    print(report)
+    if args.out:
+        args.out.write_text(report + "\n", encoding="utf-8")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
