@@ -319,6 +319,7 @@ def answer_from_passages(
         return Answer(NOT_FOUND, False, mode=mode, notes=["no passages to answer from"])
     out = Answer(NOT_FOUND, False, mode=mode)
     asked_whole, (question, options) = question, listed_options(question)
+    cands: list[Candidate] = []
     if mode != "free":
         asked = stems(question)
         if max((len(asked & stems(s.text)) for _, s in _sentences(passages)), default=0) < min(
@@ -358,12 +359,15 @@ def answer_from_passages(
         out.notes.append("the model found no answer in the passages")
         return out
     chosen = supporting(picked, question, passages)
+    if not chosen and options:  # an option the user listed: the sentence that best supports it
+        best = next((c.sentences[:1] for c in cands if c.text == picked), [])
+        chosen = [item for item in _sentences(passages) if item[1].id in best]
     if not chosen:
         out.notes.append(f"no passage sentence supports the model's answer {picked!r}")
         return out
-    options = question_options(question)
-    if options:  # cite each option's best sentence: the comparison rests on both
-        chosen = _with_options(chosen, options, question, passages)
+    pair = question_options(question)
+    if pair:  # cite each option's best sentence: the comparison rests on both
+        chosen = _with_options(chosen, pair, question, passages)
     out.text, out.found, out.sources = picked, True, _sources(chosen)
     return out
 

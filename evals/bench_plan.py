@@ -26,7 +26,7 @@ from agent.state import Plan
 from evals.data import load_dataset
 from indexes.extraction import token_usage
 
-DATA = Path("/work/shared/data")
+DATA = Path(__file__).resolve().parents[2] / "shared/data"  # ../shared/data beside the repository
 SETS = {
     "HotpotQA dev-300": DATA / "hotpotqa" / "hotpotqa_dev_300.jsonl",
     "QASC dev-926": DATA / "qasc" / "qasc_dev_926.jsonl",
