@@ -274,6 +274,11 @@ def score(
         row["context_recall"] = metrics.context_recall(mapped, q.gold_sentence_ids)
     else:
         row["context_recall"] = None
+    # What a person reads: the short answer and its supporting sentences, not the Sources list
+    # that quotes them again; the metric for long-form gold answers (HolisQA's explanations).
+    read = str(out.trace.get("message") or "").split("\nSources:")[0] if answer else ""
+    read = " ".join(metrics.strip_citations(read).replace("\n- ", " ").split())
+    row["read_f1"] = metrics.f1(read, q.answers) if q.answers else None
     row["answer_words"] = len(answer.split())
     row["looped"] = any("repeated itself" in n for n in out.trace.get("notes") or [])
     if answer:
@@ -413,7 +418,7 @@ def aggregate(
         "questions": len(rows),
         "errors": sum(1 for r in rows if r.get("error")),
     }
-    for key in ("em", "f1", "acc", "choice", "context_recall", "relevancy"):
+    for key in ("em", "f1", "read_f1", "acc", "choice", "context_recall", "relevancy"):
         figures[key] = _rate(rows, key)
     for k in RECALL_KS:
         figures[f"recall@{k}"] = _rate(rows, f"recall@{k}")
@@ -451,7 +456,7 @@ def _fmt(value: Any, digits: int = 1) -> str:
 
 
 def _columns(data: Dataset) -> list[tuple[str, str]]:
-    cols = [("EM", "em"), ("F1", "f1"), ("Acc", "acc")]
+    cols = [("EM", "em"), ("F1", "f1"), ("Read F1", "read_f1"), ("Acc", "acc")]
     if data.has_choices:
         cols.append(("Choice acc", "choice"))
     if data.has_gold_passages:

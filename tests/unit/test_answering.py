@@ -250,7 +250,9 @@ def test_a_multiple_choice_question_offers_its_own_options_best_supported_first(
 
 
 def test_a_listed_option_the_sentences_write_only_in_part_is_cited_by_its_best_sentence():
-    question = "What is the harbour town Pellisk on? (A) a wide tidal estuary of the sea (B) a ridge"
+    question = (
+        "What is the harbour town Pellisk on? (A) a wide tidal estuary of the sea (B) a ridge"
+    )
     answer = answer_from_passages(ScriptedChatModel(responses=[]), "ranked", question, passages())
     assert answer.found and answer.text == "a wide tidal estuary of the sea"
     assert answer.sources[0]["sentence"] == "Pellisk is a harbour town on the Merrow estuary."

@@ -400,3 +400,28 @@ def test_an_unfinished_run_is_compared_on_the_questions_every_system_answered():
     assert figures["systems"]["dense"]["f1"] == 50.0
     assert figures["systems"]["agent"]["f1"] == 75.0
     assert paired({"dense": rows_of["dense"], "bm25": rows_of["dense"]}, {}) == {}
+
+
+def test_read_f1_scores_the_answer_with_its_supporting_sentences_not_the_sources():
+    from agent.models import make_embedder
+    from evals.data import Question
+    from evals.runner import Corpus, score
+    from evals.systems import Outcome
+
+    gold = "Silverfin stop spawning when the river water rises above 18 degrees in summer"
+    message = (
+        "stops spawning\n\n- If the water temperature rises above 18 degrees, the silverfin "
+        'stops spawning. [1]\n\nSources:\n- [1] Silverfin: "If the water temperature rises '
+        'above 18 degrees, the silverfin stops spawning."'
+    )
+    q = Question(id="h", question="What happens to the silverfin in a warm summer?", answers=[gold])
+    corpus = Corpus(passages=[], doc_of={}, sentences_of={}, dataset_sentence={})
+    embedder = make_embedder("minilm")
+    row = score(q, Outcome("stops spawning", trace={"message": message}), corpus, embedder, False)
+    read = "stops spawning If the water temperature rises above 18 degrees, the silverfin stops spawning."
+    assert row["read_f1"] == pytest.approx(metrics.f1(read, [gold]))
+    assert row["read_f1"] > row["f1"] > 0
+    empty = score(
+        q, Outcome("", trace={"message": "I could not find this."}), corpus, embedder, False
+    )
+    assert empty["read_f1"] == 0.0
