@@ -309,8 +309,12 @@ def answer_from_passages(
     passages: Sequence[Passage],
     names: Iterable[str] = (),
     chains: str = "",
+    bridges: Iterable[str] = (),
 ) -> Answer:
     """The short answer to `question` from these passages, with its supporting sentences.
+
+    `names` are entity names the evidence's units carry, `bridges` the entities the hops resolved
+    (the answer is written about them, in their passages).
 
     Nothing in the passages → `NOT_FOUND` without a model call; a pick or free answer that no
     sentence supports → `NOT_FOUND` too: an answer is never the model's own claim.
@@ -330,7 +334,7 @@ def answer_from_passages(
         cands = (
             listed(question, options, passages)
             if options
-            else candidates(question, passages, names)
+            else candidates(question, passages, names, bridges)
         )
         out.candidates = [c.text for c in cands]
         if not cands:

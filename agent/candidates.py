@@ -290,7 +290,10 @@ class _Seen:
 
 
 def candidates(
-    question: str, passages: Sequence[Passage], names: Iterable[str] = ()
+    question: str,
+    passages: Sequence[Passage],
+    names: Iterable[str] = (),
+    bridges: Iterable[str] = (),
 ) -> list[Candidate]:
     """Ranked answer candidates for the question, every one written in a passage sentence.
 
@@ -311,7 +314,8 @@ def candidates(
     main, described = question_parts(question)
     verb = question_verb(question)
     asks_year = "year" in wh_phrase(question).split()
-    bridges = _bridges(described, asked_norm, passages)
+    hopped = {normalize(b) for b in bridges} - {""}  # what the agent's hops resolved
+    bridges = _bridges(described, asked_norm, passages) | hopped
     seen: dict[str, _Seen] = {}
     texts: dict[str, str] = {}
     for rank, passage in enumerate(passages):
@@ -349,7 +353,9 @@ def candidates(
                 item.sentences.append(sentence.id)
                 around = _around(sentence.text, text)
                 near = bool(head) and (head in own or head in around)
-                linked = any(f" {b} " in norm for b in bridges if b != key and b not in key)
+                linked = normalize(passage.title) in hopped or any(
+                    f" {b} " in norm for b in bridges if b != key and b not in key
+                )
                 close = min(len((main - own) & around), 2) + (verb in around)
                 item.best = max(item.best, 2.0 * overlap + 5.0 * near + 2.0 * close + 3.0 * linked)
     ranked = []

@@ -246,10 +246,7 @@ def _progress_line(event: dict[str, Any], hops: int) -> str:
     kind = event.get("event")
     if kind == "plan":
         asked = f" (follow-up read as: {event['question']})" if event.get("asked") else ""
-        return (
-            f"· plan ({event['source']}), {hops} hop(s), {event['seconds']:.2f} s: "
-            f"{event['reason']}{asked}"
-        )
+        return f"· plan, {hops} hop(s), {event['seconds']:.2f} s: {event['reason']}{asked}"
     if kind == "hop":
         added = f"; {event['added']} bridge hop(s) added, {hops} in all" if event["added"] else ""
         return (

@@ -54,7 +54,7 @@ class Evidence(BaseModel):
 
 
 class HopResult(BaseModel):
-    """What a hop produced for its dependents (never passed to the composer)."""
+    """What a hop produced for its dependents; the composer reads only `bridge`, to rank answers."""
 
     hop: int
     query: str

@@ -77,8 +77,9 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     names = [n for u in units_by_id(index, unit_ids) for n in (u.subject, u.object) if n]
     chains = "\n".join(c.text for c in (state.get("chains") or [])[: ctx.top_chains])
     mode = resolve_mode(ctx.answer_mode, ctx.compose_model)
+    bridges = [r.bridge for r in (state.get("results") or {}).values() if r.bridge]
     answer = answer_from_passages(
-        make_chat_model(ctx.compose_model), mode, question, passages, names, chains
+        make_chat_model(ctx.compose_model), mode, question, passages, names, chains, bridges
     )
     writer(
         {

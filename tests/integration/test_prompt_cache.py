@@ -78,7 +78,12 @@ def test_the_answer_event_reports_llama_cpp_time_and_the_prompt_read_from_the_ca
     from agent.context import Context
     from agent.graph import graph
 
-    ctx = Context(index_path=str(sample_index), compose_model="embedded", hop_model="embedded")
+    ctx = Context(  # choices: the embedded model answers (auto ranks without it)
+        index_path=str(sample_index),
+        compose_model="embedded",
+        hop_model="embedded",
+        answer_mode="choices",
+    )
     answers = []
     for question in ("Who designed the Orrin Dam?", "Which river flows past Lindmoor?"):
         parts = graph.stream({"question": question}, context=ctx, stream_mode=["custom"])
