@@ -133,6 +133,7 @@ def _free(env: Env, question: str, context: str, system: str, out: Outcome) -> N
     out.answer = "" if normalize(text) == NOT_FOUND_CHOICE else text
     out.prompt_tokens, out.completion_tokens = token_usage(reply)
     out.trace["notes"] = ["the model's answer repeated itself and was cut"] if looped else []
+    out.trace["message"] = out.answer  # no passages, so nothing supports it: the answer alone
 
 
 # --- baselines ----------------------------------------------------------------------------------
