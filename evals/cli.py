@@ -72,6 +72,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--corpus", default=None, help="fact pool JSONL for questions without paragraphs (QASC)"
     )
+    p.add_argument(
+        "--answer-mode",
+        choices=["auto", "ranked", "choices", "free"],
+        default="auto",
+        help="how every system reaches its short answer (README: How the short answer is reached)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_concurrency_arg(p)
     p.set_defaults(func=run)
@@ -95,6 +101,7 @@ def command_line(args: argparse.Namespace) -> str:
         "embedder": "--embedder",
         "passage_chars": "--passage-chars",
         "corpus": "--corpus",
+        "answer_mode": "--answer-mode",
     }
     for attr, flag in flags.items():
         value = getattr(args, attr, None)
@@ -133,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         command=command_line(args),
         concurrency=args.concurrency,
+        answer_mode=args.answer_mode,
     )
     run_eval(config)
     print((Path(args.out) / "summary.md").read_text(encoding="utf-8"))

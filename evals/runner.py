@@ -78,6 +78,7 @@ class RunConfig:
     progress: bool = True
     command: str = ""
     concurrency: int | None = None  # model requests in flight (default: by model spec)
+    answer_mode: str = "auto"  # how every system reaches its short answer (Context.answer_mode)
 
 
 @dataclass
@@ -118,6 +119,8 @@ def fingerprint(config: RunConfig, data: Dataset, passage_chars: int) -> dict[st
         "embedder": config.embedder,
         "passage_chars": passage_chars,
         "eval_prompts": EVAL_PROMPT_VERSION,
+        # only when set: folders of earlier runs (auto) still resume
+        **({"answer_mode": config.answer_mode} if config.answer_mode != "auto" else {}),
     }
 
 
@@ -612,6 +615,7 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
         index_path=str(index_path),
         chroma_host="",  # the index was just built in index_path, whatever RESIN_CHROMA_HOST says
         k_per_hop=config.k,
+        answer_mode=config.answer_mode,
     )
     env = Env(
         index=get_index(context), context=context, model=make_chat_model(config.model), k=config.k

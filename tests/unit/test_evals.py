@@ -425,3 +425,21 @@ def test_read_f1_scores_the_answer_with_its_supporting_sentences_not_the_sources
         q, Outcome("", trace={"message": "I could not find this."}), corpus, embedder, False
     )
     assert empty["read_f1"] == 0.0
+
+
+def test_answer_mode_is_part_of_the_run_and_of_its_command(tmp_path):
+    import argparse
+
+    from evals.cli import command_line, register
+    from evals.runner import RunConfig, fingerprint
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(
+        ["eval", "--data", "d.jsonl", "--out", "o", "--answer-mode", "choices"]
+    )
+    assert "--answer-mode choices" in command_line(args)
+    data = load_dataset(_write_jsonl(tmp_path / "tiny.jsonl", hotpot_records()))
+    auto = fingerprint(RunConfig(data="d", out="o"), data, 1500)
+    picked = fingerprint(RunConfig(data="d", out="o", answer_mode="choices"), data, 1500)
+    assert "answer_mode" not in auto and picked["answer_mode"] == "choices"
