@@ -101,12 +101,13 @@ def table(rows: list[dict[str, Any]], settings: dict[str, Any]) -> str:
     n = len(rows)
     sources = sorted({str(r["plan_source"]) for r in rows})
     tokens = sum(r["prompt_tokens"] for r in rows) / n
+    calls = sum(r["model_calls"] for r in rows) / n
+    said = f"{tokens:.0f}" if tokens else "not reported (a streamed server call)" if calls else "0"
     lines += [
         "",
         f"{n} questions: EM {sum(r['em'] for r in rows) / n:.1f}, "
         f"F1 {sum(r['f1'] for r in rows) / n:.1f}; model calls per question "
-        f"{sum(r['model_calls'] for r in rows) / n:.1f}, prompt tokens per question "
-        f"{f'{tokens:.0f}' if tokens else 'not reported (a streamed server call)'}; "
+        f"{calls:.1f}, prompt tokens per question {said}; "
         f"plans: {', '.join(sources)}.",
     ]
     cached = [r["cached_tokens"] for r in rows if r["cached_tokens"] is not None]

@@ -94,3 +94,16 @@ def test_the_cli_says_a_plan_model_failed_on_stderr(sample_index, capsys):
     out = capsys.readouterr()
     assert json.loads(out.out)["plan_source"] == "structural"
     assert "warning: plan model failing-planner failed (connection failed)" in out.err
+
+
+@pytest.mark.parametrize("plan_model", ["auto", "none"])
+def test_the_planner_keywords_are_not_model_specs_to_check(sample_index, plan_model):
+    register_chat_model("healthy", ScriptedChatModel(responder=lambda m, k: '{"answer": ""}'))
+    ctx = Context(
+        plan_model=plan_model,
+        hop_model="healthy",
+        compose_model="healthy",
+        index_path=str(sample_index),
+    )
+    final = graph.invoke({"question": "Who designed the Orrin Dam?"}, context=ctx)
+    assert final["plan_source"] == "structural" and final["messages"][-1].content
