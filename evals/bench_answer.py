@@ -24,7 +24,7 @@ from agent.context import Context
 from agent.graph import graph
 from agent.models import make_chat_model, make_embedder
 from agent.resources import get_index
-from indexes.build import Builder
+from indexes.build import Builder, Index, IndexConfig
 from indexes.documents import load_documents
 from indexes.nlp_extraction import load_pipeline
 from indexes.units import normalize
@@ -72,10 +72,10 @@ def main() -> None:
     args = parser.parse_args()
 
     ctx = Context(index_path=str(args.index), compose_model=args.model, hop_model=args.model)
-    index = get_index(ctx, make_embedder())
-    if not index.catalog.counts()["passages"]:
+    if not (args.index / "manifest.json").exists():  # only a build creates an index
         docs, _ = load_documents([SAMPLE / "docs"])
-        Builder(index, None).run(docs)
+        Builder(Index(IndexConfig(path=args.index), make_embedder()), None).run(docs)
+    get_index(ctx)
     items = [
         json.loads(line)
         for line in (SAMPLE / "questions.jsonl").read_text().splitlines()
