@@ -26,8 +26,8 @@ from evals.data import Question
 from evals.prompts import CLOSED_BOOK_SYSTEM, GRAPH_DUMP_SYSTEM
 from indexes.build import Index
 from indexes.documents import Passage
-from indexes.extraction import fence, token_usage
 from indexes.units import ReasoningUnit, normalize
+from prompts.structured import fence, token_usage
 from tools.retrieval import (
     Chain,
     Direction,

@@ -13,15 +13,15 @@ from pydantic import BaseModel
 
 from agent.context import Context
 from agent.models import make_chat_model
-from agent.nodes.common import parse_reply, structured, usage_row
+from agent.nodes.common import structured, usage_row
 from agent.nodes.compose import CHARS_PER_TOKEN
 from agent.resources import context_of, get_index
 from agent.state import Evidence, Hop, HopResult, HopTask
 from indexes.build import Index
-from indexes.extraction import fence
 from indexes.lexical import tokenize
 from indexes.units import normalize
 from prompts import BRIDGE_SYSTEM, BRIDGE_USER
+from prompts.structured import fence, parse_reply
 from tools.retrieval import (
     Chain,
     PassageHit,

@@ -13,8 +13,8 @@ from indexes.extraction import (
     ExtractionOutput,
     extract_passage,
     extraction_messages,
-    json_schema_format,
 )
+from prompts.structured import json_schema_format
 from tests.conftest import SAMPLE_DOCS
 from tests.integration.servers import free_port, running
 from tests.unit.test_build import DOCS
