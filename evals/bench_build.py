@@ -17,9 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.models import ScriptedChatModel, heuristic_reply, make_embedder
+from agent.models import ScriptedChatModel, heuristic_reply
 from indexes.build import Builder, Index, IndexConfig
 from indexes.documents import Document
+from indexes.embeddings import make_embedder
 
 PLACES = [
     "Orrin",

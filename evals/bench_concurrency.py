@@ -22,9 +22,10 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from agent.models import make_chat_model, make_embedder
+from agent.models import make_chat_model
 from evals.bench_build import corpus
 from indexes.build import Builder, Index, IndexConfig
+from indexes.embeddings import make_embedder
 
 
 def build_levels(spec: str, passages: int, levels: list[int], server: Any) -> list[dict[str, Any]]:

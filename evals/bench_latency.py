@@ -35,11 +35,12 @@ from typing import Any
 
 from agent.context import Context
 from agent.graph import graph
-from agent.models import make_chat_model, make_embedder
+from agent.models import make_chat_model
 from agent.trace import StageClock
 from evals import metrics
 from evals.data import Question, load_dataset
 from indexes.build import Builder, Index, IndexConfig, extractors
+from indexes.embeddings import make_embedder
 from indexes.nlp_extraction import load_pipeline
 
 # ../shared/data beside the repository, where CI and this machine keep the benchmark data.

@@ -16,9 +16,10 @@ import time
 from pathlib import Path
 
 from agent.cli import SAMPLE_DIR
-from agent.models import ChatLlamaCpp, _load_llama, make_chat_model, make_embedder
+from agent.models import ChatLlamaCpp, _load_llama, make_chat_model
 from indexes.build import Builder, Index, IndexConfig
 from indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
+from indexes.embeddings import make_embedder
 
 
 def main() -> None:

@@ -201,7 +201,7 @@ def _trials(
 
 def main() -> None:
     """Run the trials and print the figures."""
-    from agent.models import make_embedder
+    from indexes.embeddings import make_embedder
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--trials", type=int, default=20)

@@ -925,7 +925,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run the checks, print one JSON object; exit status 0 only when every check held."""
-    from agent.models import make_embedder
+    from indexes.embeddings import make_embedder
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")

@@ -29,13 +29,7 @@ from typing import Any
 from tqdm import tqdm
 
 from agent.context import Context
-from agent.models import (
-    ChatLlamaCpp,
-    _load_llama,
-    default_concurrency,
-    make_chat_model,
-    make_embedder,
-)
+from agent.models import ChatLlamaCpp, _load_llama, default_concurrency, make_chat_model
 from agent.resources import forget_indexes, get_index
 from evals import metrics
 from evals.data import Dataset, Question, load_dataset, sentence_index
@@ -51,6 +45,7 @@ from indexes.build import (
     extractors,
 )
 from indexes.documents import Passage, content_hash, make_passages
+from indexes.embeddings import make_embedder
 from indexes.inflight import ordered_map
 
 RECALL_KS = (2, 5, 10)

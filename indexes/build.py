@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from langchain_core.language_models import BaseChatModel
@@ -31,6 +31,7 @@ from indexes.documents import (
     content_hash,
     make_passages,
 )
+from indexes.embeddings import Embedder, embed, embedder_name
 from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
 from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
 from indexes.inflight import ordered_map
@@ -52,13 +53,6 @@ _MAX_NAME_TOKENS = 8
 _MIN_NAME_CHARS = 3
 _QUERY_CACHE_SIZE = 4096
 _PASSAGE_CACHE_SIZE = 8192
-
-
-class Embedder(Protocol):
-    """What the index needs of an embedder (LangChain's `Embeddings` fits)."""
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed texts."""
 
 
 class IndexMismatchError(RuntimeError):
@@ -84,26 +78,6 @@ def migrate_command(config: IndexConfig) -> str:
         else ""
     )
     return f"resin index --migrate --index {config.path}{server}"
-
-
-def embedder_name(embedder: Embedder) -> str:
-    """A stable identity for the embedder, recorded in the manifest."""
-    return str(getattr(embedder, "name", type(embedder).__name__))
-
-
-def embed(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-    """Embed texts into a float32 matrix (one row per text), each distinct text once.
-
-    Units repeat across documents ("X is a Y"), and embedding is most of a build's time.
-    """
-    if not texts:
-        return np.zeros((0, 0), dtype=np.float32)
-    distinct = list(dict.fromkeys(texts))
-    vectors = np.asarray(embedder.embed_documents(distinct), dtype=np.float32)
-    if len(distinct) == len(texts):
-        return vectors
-    row = {t: i for i, t in enumerate(distinct)}
-    return vectors[[row[t] for t in texts]]
 
 
 @dataclass

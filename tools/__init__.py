@@ -3,7 +3,7 @@
 `make_tools(index)` binds the typed retrieval functions to an opened index and returns LangChain
 tools whose results are typed JSON (units, passages, chains), never prose:
 
-    from agent.models import make_embedder
+    from indexes.embeddings import make_embedder
     from indexes.build import Index, IndexConfig
     from tools import make_tools
 

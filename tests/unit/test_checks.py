@@ -6,12 +6,7 @@ import pytest
 
 from agent.context import Context
 from agent.graph import graph
-from agent.models import (
-    ModelBackendError,
-    ModelSpecError,
-    ScriptedChatModel,
-    register_chat_model,
-)
+from agent.models import ModelBackendError, ModelSpecError, ScriptedChatModel, register_chat_model
 from tests.integration.servers import free_port
 
 

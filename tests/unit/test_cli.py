@@ -54,7 +54,7 @@ def test_the_chain_drawing_has_each_edge_once():
 
 def test_loading_the_embedder_draws_no_progress_bar():
     root = Path(__file__).resolve().parents[2]
-    code = "from agent.models import make_embedder; make_embedder().embed_query('x')"
+    code = "from indexes.embeddings import make_embedder; make_embedder().embed_query('x')"
     run = subprocess.run(
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
     )
