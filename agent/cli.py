@@ -80,7 +80,7 @@ def _progress_bar(desc: str) -> Any:
 
 def cmd_index(args: argparse.Namespace) -> int:
     """Add, replace or delete documents."""
-    from agent.models import default_concurrency, make_chat_model
+    from agent.llm import default_concurrency, make_chat_model
     from indexes.build import Builder, extractors
     from indexes.documents import load_documents
 
@@ -500,7 +500,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `resin` console script."""
-    from agent.models import ModelBackendError
+    from agent.llm import ModelBackendError
     from indexes.build import IndexMismatchError, IndexNotFoundError
     from indexes.documents import DocumentError
     from indexes.nlp_extraction import NlpUnavailableError

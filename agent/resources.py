@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 from agent.context import Context
-from agent.models import check_model
+from agent.llm import check_model
 from indexes.build import Embedder, Index, IndexConfig, IndexNotFoundError, missing_index_message
 from indexes.embeddings import make_embedder
 

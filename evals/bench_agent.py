@@ -35,7 +35,7 @@ import numpy as np
 
 from agent.context import Context
 from agent.graph import graph
-from agent.models import ScriptedChatModel, heuristic_reply
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.resources import get_index
 from evals.bench_build import corpus
 from indexes.build import Builder, Index, IndexConfig

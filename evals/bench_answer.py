@@ -22,7 +22,7 @@ from typing import Any
 
 from agent.context import Context
 from agent.graph import graph
-from agent.models import make_chat_model
+from agent.llm import make_chat_model
 from agent.resources import get_index
 from indexes.build import Builder
 from indexes.documents import load_documents

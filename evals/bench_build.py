@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.models import ScriptedChatModel, heuristic_reply
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from indexes.build import Builder, Index, IndexConfig
 from indexes.documents import Document
 from indexes.embeddings import make_embedder

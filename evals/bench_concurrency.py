@@ -22,7 +22,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from agent.models import make_chat_model
+from agent.llm import make_chat_model
 from evals.bench_build import corpus
 from indexes.build import Builder, Index, IndexConfig
 from indexes.embeddings import make_embedder

@@ -18,7 +18,7 @@ The server form needs the loopback llama.cpp server with the embedded GGUF runni
 
     python -m llama_cpp.server --model "$GGUF" --n_threads 2 --n_threads_batch 2 --n_ctx 4096 --port PORT
 
-where GGUF is the path `python -c "from agent.models import smollm2_path; print(smollm2_path())"`
+where GGUF is the path `python -c "from agent.llm.llama_cpp import smollm2_path; print(smollm2_path())"`
 prints.
 """
 
@@ -35,7 +35,7 @@ from typing import Any
 
 from agent.context import Context
 from agent.graph import graph
-from agent.models import make_chat_model
+from agent.llm import make_chat_model
 from agent.trace import StageClock
 from evals import metrics
 from evals.data import Question, load_dataset

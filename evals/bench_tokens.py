@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 from agent.cli import SAMPLE_DIR
-from agent.models import ChatLlamaCpp, _load_llama, make_chat_model
+from agent.llm import make_chat_model
+from agent.llm.llama_cpp import ChatLlamaCpp, load_llama
 from indexes.build import Builder, Index, IndexConfig
 from indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
 from indexes.embeddings import make_embedder
@@ -31,7 +32,7 @@ def main() -> None:
     docs, _ = load_documents([SAMPLE_DIR / "docs"])
     passages = [p for d in docs for p in make_passages(d, args.passage_chars)]
     if isinstance(model, ChatLlamaCpp):
-        llama = _load_llama(model.model_path, model.n_ctx)
+        llama = load_llama(model.model_path, model.n_ctx)
         corpus_tokens = sum(len(llama.tokenize(p.text.encode(), add_bos=False)) for p in passages)
         tokenizer = "the model's own"
     else:

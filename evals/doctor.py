@@ -25,9 +25,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -212,7 +211,7 @@ class FaultyServer:
 
     @staticmethod
     def _reply(body: dict[str, Any]) -> str:
-        from agent.models import heuristic_reply
+        from agent.llm.scripted import heuristic_reply
 
         kwargs = {"response_format": body.get("response_format")}
         return heuristic_reply(_to_messages(body.get("messages") or []), kwargs)
@@ -441,7 +440,7 @@ def fault_documents() -> list[Any]:
 
 def check_faults(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """Each fault mode during a build: clear errors, index intact, nothing lost after recovery."""
-    from agent.models import ModelBackendError, make_chat_model
+    from agent.llm import ModelBackendError, make_chat_model
     from evals.crash import compare, snapshot
     from indexes.build import Builder, Index, IndexConfig
 
@@ -504,7 +503,7 @@ def check_faults(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
 
 def check_fuzz(figures: dict[str, Any], examples: int, seed: int) -> None:
     """Random, wrong and huge extraction replies: nothing ungrounded or invalid is kept."""
-    from agent.models import ScriptedChatModel
+    from agent.llm.scripted import ScriptedChatModel
     from indexes.documents import make_passages
     from indexes.extraction import MAX_UNITS_PER_PASSAGE, extract_passage
 
@@ -581,7 +580,7 @@ def write_bad_inputs(folder: Path) -> tuple[list[Path], int]:
 
 def check_bad_inputs(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """Every bad file gives one error naming it; every good document is indexed."""
-    from agent.models import ScriptedChatModel, heuristic_reply
+    from agent.llm.scripted import ScriptedChatModel, heuristic_reply
     from indexes.build import Builder, Index, IndexConfig
     from indexes.documents import load_documents
 
@@ -616,20 +615,9 @@ def check_bad_inputs(work: Path, embedder: Any, figures: dict[str, Any]) -> None
         figures["problems"].append(f"files written outside the index: {outside}")
 
 
-@contextmanager
-def _registered(name: str, model: Any) -> Iterator[None]:
-    from agent.models import _REGISTERED, register_chat_model
-
-    register_chat_model(name, model)
-    try:
-        yield
-    finally:
-        _REGISTERED.pop(name, None)
-
-
 def build_sample_index(path: Path, embedder: Any, hostile: bool = True) -> Path:
     """The sample corpus (plus the hostile documents) indexed with the fake extractor."""
-    from agent.models import ScriptedChatModel, heuristic_reply
+    from agent.llm.scripted import ScriptedChatModel, heuristic_reply
     from indexes.build import Builder, Index, IndexConfig
     from indexes.documents import Document, load_documents
 
@@ -658,7 +646,7 @@ _BRACKETED = re.compile(r"\[([^\]\s]{1,40})\]")
 
 def obeying_responder(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
     """The fake model, except its answer does what the hostile passages ask (fake citations)."""
-    from agent.models import heuristic_reply
+    from agent.llm.scripted import heuristic_reply
 
     if schema_of(kwargs) == "ShortAnswer":
         return json.dumps({"answer": OBEYING_ANSWER})
@@ -669,7 +657,7 @@ def tool_calling_model(responder: Callable[[list[BaseMessage], dict[str, Any]], 
     """A scripted model whose every reply also requests a tool call, as an injected passage asks."""
     from langchain_core.outputs import ChatGeneration, ChatResult
 
-    from agent.models import ScriptedChatModel
+    from agent.llm.scripted import ScriptedChatModel
 
     class ToolCallingModel(ScriptedChatModel):
         def _generate(
@@ -688,7 +676,8 @@ def check_hostile(index_path: Path, figures: dict[str, Any]) -> None:
 
     from agent.context import Context
     from agent.graph import graph
-    from agent.models import ScriptedChatModel
+    from agent.llm import registered_chat_model
+    from agent.llm.scripted import ScriptedChatModel
     from agent.resources import get_index
     from indexes.documents import Document, make_passages
     from indexes.extraction import extraction_messages
@@ -710,7 +699,7 @@ def check_hostile(index_path: Path, figures: dict[str, Any]) -> None:
         ScriptedChatModel(responder=obeying_responder),
         tool_calling_model(obeying_responder),
     ):
-        with _registered("doctor-hostile", model):
+        with registered_chat_model("doctor-hostile", model):
             for question in hostile_questions():
                 figures["trials_run"] += 1
                 done = len(model.calls)
@@ -793,7 +782,8 @@ def check_concurrency(
 ) -> None:
     """`count` questions at once, `rounds` times: all complete, no leaks, memory stable."""
     from agent.context import Context
-    from agent.models import ScriptedChatModel, heuristic_reply
+    from agent.llm import registered_chat_model
+    from agent.llm.scripted import ScriptedChatModel, heuristic_reply
     from agent.resources import get_index
 
     questions = concurrent_questions(count)
@@ -802,7 +792,7 @@ def check_concurrency(
     def texts_of(pids: set[str]) -> str:
         return " ".join(p.text for p in index.catalog.passages(pids))
 
-    with _registered("doctor-echo", ScriptedChatModel(responder=heuristic_reply)):
+    with registered_chat_model("doctor-echo", ScriptedChatModel(responder=heuristic_reply)):
         run_concurrently(index_path, questions[:4], "doctor-echo", 4)  # warm-up
         gc.collect()
         rss, fds = [_rss_mb()], [_fds()]

@@ -29,7 +29,8 @@ from typing import Any
 from tqdm import tqdm
 
 from agent.context import Context
-from agent.models import ChatLlamaCpp, _load_llama, default_concurrency, make_chat_model
+from agent.llm import default_concurrency, make_chat_model
+from agent.llm.llama_cpp import ChatLlamaCpp, load_llama
 from agent.resources import forget_indexes, get_index
 from evals import metrics
 from evals.data import Dataset, Question, load_dataset, sentence_index
@@ -202,7 +203,7 @@ def extraction_cost(
     passages = [p for d in data.documents for p in make_passages(d, passage_chars)]
     chars = sum(len(p.text) for p in passages)
     if isinstance(extractor, ChatLlamaCpp):
-        llama = _load_llama(extractor.model_path, extractor.n_ctx)
+        llama = load_llama(extractor.model_path, extractor.n_ctx)
         corpus_tokens = sum(len(llama.tokenize(p.text.encode(), add_bos=False)) for p in passages)
         tokenizer = "the extraction model's"
     else:

@@ -18,7 +18,8 @@ from langchain_core.language_models import BaseChatModel
 
 from agent.answering import NOT_FOUND_CHOICE, answer_from_passages, free_answer, resolve_mode
 from agent.context import Context
-from agent.models import ScriptedChatModel, register_chat_model
+from agent.llm import register_chat_model
+from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.compose import CHARS_PER_TOKEN, select_passages
 from agent.state import Evidence
 from agent.trace import StageClock

@@ -14,7 +14,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
 os.environ.setdefault("LANGGRAPH_CLI_NO_ANALYTICS", "1")
 
-from agent.models import ScriptedChatModel, heuristic_reply  # noqa: E402
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply  # noqa: E402
 from indexes.build import Index, IndexConfig  # noqa: E402
 from indexes.embeddings import make_embedder
 

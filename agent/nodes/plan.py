@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
 from agent.context import Context
-from agent.models import make_chat_model
+from agent.llm import make_chat_model
 from agent.nodes.common import question_of, structured, usage_row
 from agent.resources import context_of
 from agent.state import MAX_HOPS, Hop, Plan, State

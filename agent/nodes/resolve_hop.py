@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
 from agent.context import Context
-from agent.models import make_chat_model
+from agent.llm import make_chat_model
 from agent.nodes.common import structured, usage_row
 from agent.nodes.compose import CHARS_PER_TOKEN
 from agent.resources import context_of, get_index

@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from agent.models import make_chat_model, smollm2_path
+from agent.llm import make_chat_model
+from agent.llm.llama_cpp import smollm2_path
 from indexes.build import Builder, IndexMismatchError
 from indexes.documents import Document, make_passages
 from indexes.extraction import (

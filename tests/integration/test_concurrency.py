@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent.models import make_chat_model
+from agent.llm import make_chat_model
 from evals.crash import run_trials, snapshot
 from evals.doctor import FaultyServer
 from indexes.build import Builder

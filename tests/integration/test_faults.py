@@ -13,13 +13,8 @@ import pytest
 
 from agent.context import Context
 from agent.graph import builder
-from agent.models import (
-    ModelBackendError,
-    ScriptedChatModel,
-    heuristic_reply,
-    make_chat_model,
-    register_chat_model,
-)
+from agent.llm import ModelBackendError, make_chat_model, register_chat_model
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.resources import forget_indexes
 from evals.crash import compare, snapshot
 from evals.doctor import FAULT_MODES, FaultyServer, fault_documents

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from agent.models import ScriptedChatModel, heuristic_reply
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from evals.crash import snapshot
 from indexes.build import Builder, IndexMismatchError
 from indexes.documents import Document, load_documents

@@ -7,7 +7,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.context import Context
 from agent.graph import builder
-from agent.models import ScriptedChatModel, register_chat_model
+from agent.llm import register_chat_model
+from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.rewrite import previous_turn, standalone
 
 FIRST = "Who designed the Orrin Dam?"

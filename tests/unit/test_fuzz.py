@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent.answering import NOT_FOUND, answer_from_passages, cut_repetition, render_passages
-from agent.models import ScriptedChatModel
+from agent.llm.scripted import ScriptedChatModel
 from evals.doctor import fence_breaks, fenced_bodies, grounding_violations
 from indexes.build import Builder, Index, IndexConfig
 from indexes.documents import (
@@ -196,7 +196,7 @@ def test_a_passage_with_tags_is_fenced_and_its_quotes_still_ground():
     assert fence_breaks(prompt, "passage", 1) == 0
     assert "&lt;/passage&gt;" in prompt and 'title="Tags &quot;quoted&quot; &lt;i&gt;"' in prompt
     # a model copying the fenced text (entities and all) still grounds in the original sentence
-    from agent.models import heuristic_reply
+    from agent.llm.scripted import heuristic_reply
 
     result = extract_passage(ScriptedChatModel(responder=heuristic_reply), passage)
     assert result.ok and result.units

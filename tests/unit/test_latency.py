@@ -7,7 +7,8 @@ import pytest
 
 from agent.cli import main
 from agent.context import Context
-from agent.models import ScriptedChatModel, register_chat_model
+from agent.llm import register_chat_model
+from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.plan import EMBEDDED_VALID_PLANS, planner
 from agent.nodes.resolve_hop import (
     BRIDGE_PROMPT_TOKENS,
@@ -109,7 +110,7 @@ def smollm2_tokens(text: str) -> int:
     """Tokens of `text` by the embedded model's own tokenizer (its vocabulary alone is loaded)."""
     from llama_cpp import Llama
 
-    from agent.models import smollm2_path
+    from agent.llm.llama_cpp import smollm2_path
 
     vocab = Llama(model_path=str(smollm2_path()), vocab_only=True, verbose=False)
     return len(vocab.tokenize(text.encode(), add_bos=False))
@@ -165,7 +166,7 @@ def test_a_structured_call_falls_back_to_json_object_when_a_server_refuses_json_
     from langchain_core.messages import HumanMessage
 
     from agent.answering import choice_format, structured_call
-    from agent.models import make_chat_model
+    from agent.llm import make_chat_model
     from evals.doctor import FaultyServer
 
     with FaultyServer() as server:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from agent.models import ScriptedChatModel
+from agent.llm.scripted import ScriptedChatModel
 from indexes.build import Builder
 from indexes.documents import Document, Passage, Sentence, load_documents, make_passages
 from indexes.nlp_extraction import INSTALL_HINT, NlpUnavailableError, load_pipeline

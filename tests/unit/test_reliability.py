@@ -23,7 +23,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.context import Context
 from agent.graph import builder, graph
-from agent.models import ScriptedChatModel, heuristic_reply, register_chat_model
+from agent.llm import register_chat_model
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.nodes.resolve_hop import _bridge_value
 from agent.resources import forget_indexes, get_index
 from agent.state import Evidence, Hop
