@@ -32,20 +32,24 @@ def _add_index_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chroma-port", type=int, default=8000, help="Chroma server port")
 
 
-def open_index(
+def index_of(
     args: argparse.Namespace, create: bool = False, migrate: bool = False, **overrides: Any
 ) -> Any:
     """Open the index the arguments name (the embedder is loaded once per process).
 
     Only `resin index` creates one (`create`): a mistyped --index elsewhere is an error.
     """
-    from indexes.build import Index, IndexConfig
-    from indexes.embeddings import make_embedder
+    from indexes.index import open_index
 
-    config = IndexConfig(
-        path=args.index, chroma_host=args.chroma_host, chroma_port=args.chroma_port, **overrides
+    return open_index(
+        args.index,
+        args.embedder,
+        create=create,
+        migrate=migrate,
+        chroma_host=args.chroma_host,
+        chroma_port=args.chroma_port,
+        **overrides,
     )
-    return Index(config, make_embedder(args.embedder), create=create, migrate=migrate)
 
 
 def _progress_bar(desc: str) -> Any:
@@ -84,7 +88,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from indexes.build import Builder, extractors
     from indexes.documents import load_documents
 
-    index = open_index(
+    index = index_of(
         args,
         create=True,
         migrate=getattr(args, "migrate", False),
@@ -150,7 +154,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     """Print what the index holds."""
-    index = open_index(args)
+    index = index_of(args)
     try:
         figures = index.stats()
     finally:
@@ -501,8 +505,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `resin` console script."""
     from agent.llm import ModelBackendError
-    from indexes.build import IndexMismatchError, IndexNotFoundError
     from indexes.documents import DocumentError
+    from indexes.index import IndexMismatchError, IndexNotFoundError
     from indexes.nlp_extraction import NlpUnavailableError
     from indexes.stores import StoreError, StoreMissingError, store_failure
 

@@ -38,8 +38,9 @@ from agent.graph import graph
 from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.resources import get_index
 from evals.bench_build import corpus
-from indexes.build import Builder, Index, IndexConfig
+from indexes.build import Builder
 from indexes.embeddings import make_embedder
+from indexes.index import Index, open_index
 
 
 class HashedEmbedder:
@@ -132,7 +133,7 @@ def prompt_tokens(index_path: Path) -> dict[str, Any]:
     from agent.cli import SAMPLE_DIR
     from indexes.documents import load_documents
 
-    index = Index(IndexConfig(path=index_path), make_embedder())
+    index = open_index(index_path, create=True)
     docs, _ = load_documents([SAMPLE_DIR / "docs"])
     Builder(index, None).run(docs)
     index.close()

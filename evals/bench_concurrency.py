@@ -24,8 +24,9 @@ from typing import Any
 
 from agent.llm import make_chat_model
 from evals.bench_build import corpus
-from indexes.build import Builder, Index, IndexConfig
+from indexes.build import Builder
 from indexes.embeddings import make_embedder
+from indexes.index import open_index
 
 
 def build_levels(spec: str, passages: int, levels: list[int], server: Any) -> list[dict[str, Any]]:
@@ -37,7 +38,7 @@ def build_levels(spec: str, passages: int, levels: list[int], server: Any) -> li
     reference: list[str] | None = None
     with tempfile.TemporaryDirectory(prefix="resin-bench-conc-") as work:
         for level in levels:
-            index = Index(IndexConfig(path=Path(work) / f"c{level}"), embedder)
+            index = open_index(Path(work) / f"c{level}", embedder, create=True)
             if server is not None:
                 server.peak_open = 0
             report = Builder(index, make_chat_model(spec), concurrency=level).run(docs)

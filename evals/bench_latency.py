@@ -39,8 +39,8 @@ from agent.llm import make_chat_model
 from agent.trace import StageClock
 from evals import metrics
 from evals.data import Question, load_dataset
-from indexes.build import Builder, Index, IndexConfig, extractors
-from indexes.embeddings import make_embedder
+from indexes.build import Builder, extractors
+from indexes.index import open_index
 from indexes.nlp_extraction import load_pipeline
 
 # ../shared/data beside the repository, where CI and this machine keep the benchmark data.
@@ -123,7 +123,7 @@ def build(index_path: Path, questions: int, seed: int, extract: str, model: str)
     """The sampled questions and an index holding exactly their subset corpus."""
     data = load_dataset(HOTPOT, limit=questions, seed=seed, subset=True)
     extractor, nlp = extractors(extract, lambda: make_chat_model(model))
-    index = Index(IndexConfig(path=index_path, passage_chars=data.passage_chars), make_embedder())
+    index = open_index(index_path, create=True, passage_chars=data.passage_chars)
     try:
         builder = Builder(index, extractor, nlp=nlp)
         wanted = {d.id for d in data.documents}

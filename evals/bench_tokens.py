@@ -18,9 +18,9 @@ from pathlib import Path
 from agent.cli import SAMPLE_DIR
 from agent.llm import make_chat_model
 from agent.llm.llama_cpp import ChatLlamaCpp, load_llama
-from indexes.build import Builder, Index, IndexConfig
+from indexes.build import Builder
 from indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
-from indexes.embeddings import make_embedder
+from indexes.index import open_index
 
 
 def main() -> None:
@@ -39,9 +39,7 @@ def main() -> None:
         corpus_tokens = round(sum(len(p.text) for p in passages) / 4)
         tokenizer = "estimated at 4 characters per token"
     with tempfile.TemporaryDirectory() as tmp:
-        index = Index(
-            IndexConfig(path=Path(tmp), passage_chars=args.passage_chars), make_embedder()
-        )
+        index = open_index(Path(tmp), create=True, passage_chars=args.passage_chars)
         start = time.perf_counter()
         report = Builder(index, model).run(docs)
         wall = time.perf_counter() - start

@@ -24,7 +24,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from indexes.build import Index
+from indexes.index import Index
 
 
 def snapshot(index: Index) -> dict[str, Any]:
@@ -162,14 +162,14 @@ def _trials(
     reference: Sequence[str],
     trial_args: Sequence[str],
 ) -> dict[str, Any]:
-    from indexes.build import IndexConfig
+    from indexes.index import open_index
 
     rng = random.Random(seed)
     work = Path(tempfile.mkdtemp(prefix="resin-crash-"))
     try:
         corpus = synthetic_corpus(work / "corpus.jsonl", documents, seed)
         finish(corpus, work / "reference", reference)
-        ref = Index(IndexConfig(path=work / "reference"), embedder)
+        ref = open_index(work / "reference", embedder, create=True)
         expected = snapshot(ref)
         ref.close()
         figures = {
@@ -186,7 +186,7 @@ def _trials(
             # kill points spread over the whole build, first batches to last
             killed = crash_trial(corpus, target, rng.uniform(0.0, 6.0), model_args=trial_args)
             finish(corpus, target, trial_args)
-            index = Index(IndexConfig(path=target), embedder)
+            index = open_index(target, embedder, create=True)
             diff = compare(expected, snapshot(index))
             index.close()
             figures["trials"] += 1

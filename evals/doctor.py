@@ -442,18 +442,19 @@ def check_faults(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """Each fault mode during a build: clear errors, index intact, nothing lost after recovery."""
     from agent.llm import ModelBackendError, make_chat_model
     from evals.crash import compare, snapshot
-    from indexes.build import Builder, Index, IndexConfig
+    from indexes.build import Builder
+    from indexes.index import open_index
 
     docs = fault_documents()
     with FaultyServer(delay=1.5) as server:
-        reference = Index(IndexConfig(path=work / "fault-reference"), embedder)
+        reference = open_index(work / "fault-reference", embedder, create=True)
         model = make_chat_model(server.spec(), timeout=0.5, max_retries=1)
         Builder(reference, model).run(docs)
         expected = snapshot(reference)
         reference.close()
         for mode in (*FAULT_MODES, "flaky"):
             figures["trials_run"] += 1
-            index = Index(IndexConfig(path=work / f"fault-{mode}"), embedder)
+            index = open_index(work / f"fault-{mode}", embedder, create=True)
             server.mode = "ok"
             Builder(index, model).run(docs[:1])  # one document indexed cleanly first
             before = snapshot(index)
@@ -581,8 +582,9 @@ def write_bad_inputs(folder: Path) -> tuple[list[Path], int]:
 def check_bad_inputs(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """Every bad file gives one error naming it; every good document is indexed."""
     from agent.llm.scripted import ScriptedChatModel, heuristic_reply
-    from indexes.build import Builder, Index, IndexConfig
+    from indexes.build import Builder
     from indexes.documents import load_documents
+    from indexes.index import open_index
 
     folder = work / "inputs"
     bad, good = write_bad_inputs(folder)
@@ -598,7 +600,7 @@ def check_bad_inputs(work: Path, embedder: Any, figures: dict[str, Any]) -> None
             figures["problems"].append(f"bad input {path.name}: no single clear error")
     if time.monotonic() - started > 30:
         figures["problems"].append("loading the bad inputs took over 30 s")
-    index = Index(IndexConfig(path=work / "inputs-index"), embedder)
+    index = open_index(work / "inputs-index", embedder, create=True)
     report = Builder(index, ScriptedChatModel(responder=heuristic_reply)).run(docs)
     indexed = {r.doc_id for r in index.catalog.documents() if r.complete}
     figures["good_documents_indexed"] += len(indexed)
@@ -618,13 +620,14 @@ def check_bad_inputs(work: Path, embedder: Any, figures: dict[str, Any]) -> None
 def build_sample_index(path: Path, embedder: Any, hostile: bool = True) -> Path:
     """The sample corpus (plus the hostile documents) indexed with the fake extractor."""
     from agent.llm.scripted import ScriptedChatModel, heuristic_reply
-    from indexes.build import Builder, Index, IndexConfig
+    from indexes.build import Builder
     from indexes.documents import Document, load_documents
+    from indexes.index import open_index
 
     docs, _ = load_documents([SAMPLE_DOCS])
     if hostile:
         docs += [Document(id=d["id"], title=d["title"], text=d["text"]) for d in HOSTILE_DOCS]
-    index = Index(IndexConfig(path=path), embedder)
+    index = open_index(path, embedder, create=True)
     Builder(index, ScriptedChatModel(responder=heuristic_reply)).run(docs)
     index.close()
     return path

@@ -36,17 +36,9 @@ from evals import metrics
 from evals.data import Dataset, Question, load_dataset, sentence_index
 from evals.prompts import EVAL_PROMPT_VERSION
 from evals.systems import SYSTEMS, Env, Outcome
-from indexes.build import (
-    EXTRACT_CHOICES,
-    Builder,
-    BuildReport,
-    Index,
-    IndexConfig,
-    extraction_key,
-    extractors,
-)
+from indexes.build import EXTRACT_CHOICES, Builder, BuildReport, extraction_key, extractors
 from indexes.documents import Passage, content_hash, make_passages
-from indexes.embeddings import make_embedder
+from indexes.index import Index, open_index
 from indexes.inflight import ordered_map
 
 RECALL_KS = (2, 5, 10)
@@ -161,9 +153,7 @@ def build_index(
     _check_index_meta(path, passage_chars)
     extract_spec = config.extract_model or config.model
     extractor, nlp = extractors(config.extract, lambda: make_chat_model(extract_spec))
-    index = Index(
-        IndexConfig(path=path, passage_chars=passage_chars), make_embedder(config.embedder)
-    )
+    index = open_index(path, config.embedder, create=True, passage_chars=passage_chars)
     try:
         builder = Builder(
             index,

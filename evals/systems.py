@@ -25,8 +25,8 @@ from agent.state import Evidence
 from agent.trace import StageClock
 from evals.data import Question
 from evals.prompts import CLOSED_BOOK_SYSTEM, GRAPH_DUMP_SYSTEM
-from indexes.build import Index
 from indexes.documents import Passage
+from indexes.index import Index
 from indexes.units import ReasoningUnit, normalize
 from prompts.structured import fence, token_usage
 from tools.retrieval import (

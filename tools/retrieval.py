@@ -17,8 +17,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel
 
-from indexes.build import Index
 from indexes.documents import Passage
+from indexes.index import Index
 from indexes.lexical import BM25
 from indexes.stores import Hit
 from indexes.units import ReasoningUnit, UnitKind, entity_key

@@ -17,7 +17,7 @@ from agent.nodes.common import structured, usage_row
 from agent.nodes.compose import CHARS_PER_TOKEN
 from agent.resources import context_of, get_index
 from agent.state import Evidence, Hop, HopResult, HopTask
-from indexes.build import Index
+from indexes.index import Index
 from indexes.lexical import tokenize
 from indexes.units import normalize
 from prompts import BRIDGE_SYSTEM, BRIDGE_USER

@@ -7,7 +7,7 @@ import pytest
 
 from agent.llm import make_chat_model
 from agent.llm.llama_cpp import smollm2_path
-from indexes.build import Builder, IndexMismatchError
+from indexes.build import Builder
 from indexes.documents import Document, make_passages
 from indexes.extraction import (
     EXTRACTION_LIMITS,
@@ -15,6 +15,7 @@ from indexes.extraction import (
     extract_passage,
     extraction_messages,
 )
+from indexes.index import IndexMismatchError
 from prompts.structured import json_schema_format
 from tests.conftest import SAMPLE_DOCS
 from tests.integration.servers import free_port, running

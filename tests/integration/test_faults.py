@@ -113,10 +113,10 @@ def test_a_transient_fault_is_absorbed_by_a_retry(server, open_index):
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, embedder):
     """The index a fault-free build leaves (through the same server, same model name)."""
-    from indexes.build import Index, IndexConfig
+    from indexes.index import open_index
 
     with FaultyServer() as s:
-        index = Index(IndexConfig(path=tmp_path_factory.mktemp("ref") / "index"), embedder)
+        index = open_index(tmp_path_factory.mktemp("ref") / "index", embedder, create=True)
         Builder(index, model_for(s)).run(DOCS)
         expected = snapshot(index)
         index.close()

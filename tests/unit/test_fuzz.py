@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from agent.answering import NOT_FOUND, answer_from_passages, cut_repetition, render_passages
 from agent.llm.scripted import ScriptedChatModel
 from evals.doctor import fence_breaks, fenced_bodies, grounding_violations
-from indexes.build import Builder, Index, IndexConfig
+from indexes.build import Builder
 from indexes.documents import (
     MAX_SENTENCE_CHARS,
     Document,
@@ -31,6 +31,7 @@ from indexes.documents import (
     split_sentences,
 )
 from indexes.extraction import MAX_UNITS_PER_PASSAGE, extract_passage, extraction_messages
+from indexes.index import open_index
 from indexes.units import UNIT_KINDS
 
 FUZZ = settings(
@@ -322,7 +323,7 @@ class HashEmbedder:
 
 @pytest.fixture(scope="module")
 def fuzz_index(tmp_path_factory):
-    index = Index(IndexConfig(path=tmp_path_factory.mktemp("fuzz") / "index"), HashEmbedder())
+    index = open_index(tmp_path_factory.mktemp("fuzz") / "index", HashEmbedder(), create=True)
     yield index
     index.close()
 

@@ -7,7 +7,8 @@ import pytest
 from agent.context import Context
 from agent.graph import graph
 from agent.resources import forget_indexes
-from indexes.build import Builder, IndexNotFoundError
+from indexes.build import Builder
+from indexes.index import IndexNotFoundError
 from indexes.stores import COLLECTIONS, StoreMissingError, collection_names
 from tests.unit.test_build import DOCS
 
