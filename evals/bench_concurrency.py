@@ -42,7 +42,7 @@ def build_levels(spec: str, passages: int, levels: list[int], server: Any) -> li
             if server is not None:
                 server.peak_open = 0
             report = Builder(index, make_chat_model(spec), concurrency=level).run(docs)
-            units = sorted(r[0] for r in index.catalog.db.execute("SELECT uid FROM units"))
+            units = sorted(r[0] for r in index.catalog.unit_rows())
             index.close()
             reference = reference if reference is not None else units
             rows.append(

@@ -29,7 +29,7 @@ from indexes.index import Index
 
 def snapshot(index: Index) -> dict[str, Any]:
     """Everything a build leaves behind, in comparable form."""
-    units = sorted(index.catalog.db.execute("SELECT uid, pid, doc_id FROM units").fetchall())
+    units = sorted(index.catalog.unit_rows())
     edges = sorted(
         (
             tuple(sorted(index.graph.names(h))),
@@ -37,14 +37,14 @@ def snapshot(index: Index) -> dict[str, Any]:
             d["weight"],
             tuple(sorted(d["provenance"])),
         )
-        for h, t, d in index.graph.g.edges(data=True)
+        for h, t, d in index.graph.edges()
     )
     return {
         "units": units,
         "chroma_units": sorted(index.vectors.vectors("units")[0]),
         "chroma_passages": sorted(index.vectors.vectors("passages")[0]),
         "edges": edges,
-        "mentions": sorted(index.catalog.db.execute("SELECT name, pid FROM mentions").fetchall()),
+        "mentions": sorted(index.catalog.mention_pairs()),
     }
 
 

@@ -203,15 +203,7 @@ def extraction_cost(
     if extractor is not None:
         key = extraction_key(extractor)
         keys = [content_hash(key, p.hash, length=24) for p in passages]
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            row = index.catalog.db.execute(
-                "SELECT COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0) "
-                f"FROM extractions WHERE key IN ({','.join('?' * len(chunk))})",
-                chunk,
-            ).fetchone()
-            prompt += int(row[0])
-            completion += int(row[1])
+        prompt, completion = index.catalog.extraction_tokens(keys)
     spent = prompt + completion
     return {
         "corpus_passages": len(passages),

@@ -225,9 +225,7 @@ def graph_dump(env: Env) -> str:
     """Every graph edge, most-supported first, as `A -[rel]-> B` lines within the token budget."""
     if "graph_dump" not in env.cache:
         g = env.index.graph
-        edges = sorted(
-            g.g.edges(data=True), key=lambda e: (-int(e[2].get("weight", 0)), str(e[0]), str(e[1]))
-        )
+        edges = sorted(g.edges(), key=lambda e: (-int(e[2].get("weight", 0)), str(e[0]), str(e[1])))
         lines, used = [], 0
         for head, tail, attrs in edges:
             rel = " / ".join(attrs.get("relations", [])[:2]) or "related to"
@@ -237,7 +235,7 @@ def graph_dump(env: Env) -> str:
                 break
             lines.append(line)
             used += cost
-        env.cache["graph_dump"] = ("\n".join(lines), len(lines), g.g.number_of_edges())
+        env.cache["graph_dump"] = ("\n".join(lines), len(lines), g.edge_count())
     return str(env.cache["graph_dump"][0])
 
 

@@ -288,11 +288,7 @@ class Builder:
                 doc.id,
                 [(u.id, u.passage_id, u.kind, entity_key(u.subject)) for u in units_by_doc[doc.id]],
             )
-        with idx.catalog.transaction() as db:
-            db.executemany(
-                "UPDATE documents SET complete=? WHERE doc_id=?",
-                [(int(complete[d.id]), d.id) for d, _, _ in batch],
-            )
+        idx.catalog.mark_complete((d.id, complete[d.id]) for d, _, _ in batch)
         report.documents_indexed += len(batch)
 
     def _cached(

@@ -331,9 +331,8 @@ def traverse_chains(
     A chain's similarity to the query is the mean cosine of its nodes' names to the query, read
     from vectors the graph already holds, so ranking thousands of candidates costs no embedding.
     """
-    g = index.graph.g
     starts = match_nodes(index, query, tau)
-    if not starts or g.number_of_edges() == 0:
+    if not starts or index.graph.edge_count() == 0:
         return []
     # Each candidate: its edges, and its nodes (distinct, as a walk never revisits one).
     paths: list[tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = []
@@ -385,10 +384,9 @@ def _chain(index: Index, path: list[tuple[str, str]], score: float) -> Chain:
     """Links in cause → effect order (a backward walk is read from its far cause forward)."""
     if len(path) > 1 and all(a[0] == b[1] for a, b in zip(path, path[1:], strict=False)):
         path = path[::-1]
-    g = index.graph.g
     links = []
     for head, tail in path:
-        attrs = g.edges[head, tail]
+        attrs = index.graph.edge(head, tail)
         links.append(
             ChainLink(
                 head=index.graph.names(head)[0],
