@@ -365,7 +365,7 @@ def random_model_output(rng: random.Random, sentences: list[str]) -> str:
 
 def grounding_violations(units: list[Any], passage: Any) -> list[str]:
     """Why each unit is not grounded in `passage` ([] when all are)."""
-    from indexes.extraction import _content_tokens, _mentioned
+    from indexes.extraction import content_tokens, mentioned
     from indexes.units import UNIT_KINDS
 
     problems = []
@@ -381,14 +381,14 @@ def grounding_violations(units: list[Any], passage: Any) -> list[str]:
         evidence = " ".join(by_id[s] for s in unit.sentence_ids)
         if unit.evidence != evidence:
             problems.append(f"{unit.id}: evidence is not the passage's sentences")
-        tokens = _content_tokens(evidence)
+        tokens = content_tokens(evidence)
         if unit.kind == "causal-edge":
             heads = (unit.source_state, unit.target_state)
         elif unit.kind == "rule":
             heads = (" and ".join(unit.conditions), unit.conclusion)
         else:
             heads = (unit.subject, unit.object)
-        if not all(_mentioned(h, tokens) for h in heads):
+        if not all(mentioned(h, tokens) for h in heads):
             problems.append(f"{unit.id}: names not written in the evidence")
     return problems
 
@@ -396,7 +396,8 @@ def grounding_violations(units: list[Any], passage: Any) -> list[str]:
 # --- the checks ---------------------------------------------------------------------------------
 
 
-def _rss_mb() -> float:
+def rss_mb() -> float:
+    """Resident memory of this process in MiB (peak RSS where /proc is missing)."""
     try:
         with open("/proc/self/status", encoding="ascii") as fh:
             for line in fh:
@@ -409,7 +410,8 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _fds() -> int:
+def open_files() -> int:
+    """How many file descriptors this process holds open (-1 where /proc is missing)."""
     try:
         return len(os.listdir("/proc/self/fd"))
     except OSError:
@@ -798,7 +800,7 @@ def check_concurrency(
     with registered_chat_model("doctor-echo", ScriptedChatModel(responder=heuristic_reply)):
         run_concurrently(index_path, questions[:4], "doctor-echo", 4)  # warm-up
         gc.collect()
-        rss, fds = [_rss_mb()], [_fds()]
+        rss, fds = [rss_mb()], [open_files()]
         evidence_sets = set()
         for _ in range(rounds):
             figures["trials_run"] += 1
@@ -808,8 +810,8 @@ def check_concurrency(
                 figures["evidence_leaks"] += leaks(out, texts_of)
                 evidence_sets.add(frozenset(e.id for e in out["evidence"]))
             gc.collect()
-            rss.append(_rss_mb())
-            fds.append(_fds())
+            rss.append(rss_mb())
+            fds.append(open_files())
     figures["rss_growth_mb"] = round(max(rss[1:]) - rss[1], 1)
     figures["open_files_growth"] = fds[-1] - fds[1]
     figures["distinct_evidence_sets"] = len(evidence_sets)

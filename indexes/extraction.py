@@ -105,7 +105,8 @@ class ExtractionResult:
         return self.error is None
 
 
-def _content_tokens(text: str) -> set[str]:
+def content_tokens(text: str) -> set[str]:
+    """The normalized words of `text` that are not stopwords."""
     return {t for t in normalize(text).split() if t not in _STOP}
 
 
@@ -147,9 +148,9 @@ def _fuzzy(a: str, b: str) -> float:
     return matcher.ratio()
 
 
-def _mentioned(name: str, sentence_tokens: set[str]) -> bool:
+def mentioned(name: str, sentence_tokens: set[str]) -> bool:
     """A name is written in a sentence when most of its content words are there."""
-    tokens = _content_tokens(name)
+    tokens = content_tokens(name)
     if not tokens:
         return False
     return len(tokens & sentence_tokens) >= max(1, (len(tokens) + 1) // 2)
@@ -186,16 +187,16 @@ def ground(draft: UnitDraft, passage: Passage) -> ReasoningUnit | None:
         return None
     by_id = {s.id: s.text for s in passage.sentences}
     evidence = " ".join(by_id[i] for i in sentence_ids)
-    tokens = _content_tokens(evidence)
-    if not _mentioned(draft.subject, tokens):
+    tokens = content_tokens(evidence)
+    if not mentioned(draft.subject, tokens):
         return None
     # "X is a X" (a small model's favourite non-fact) or an object the sentence does not hold
-    if not _mentioned(draft.object, tokens) or _same(draft.subject, draft.object):
+    if not mentioned(draft.object, tokens) or _same(draft.subject, draft.object):
         repaired = _object_from_predicate(draft)
         if repaired is None or _same(draft.subject, repaired.object):
             return None
         obj = normalize(repaired.object)
-        if not _content_tokens(obj) or f" {obj} " not in f" {normalize(evidence)} ":
+        if not content_tokens(obj) or f" {obj} " not in f" {normalize(evidence)} ":
             return None
         draft = repaired
     return ReasoningUnit(

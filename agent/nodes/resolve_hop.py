@@ -156,7 +156,7 @@ def bridge_messages(query: str, quotes: list[str]) -> list[BaseMessage]:
     ]
 
 
-def _bridge_value(
+def bridge_value(
     hop: Hop, query: str, evidence: list[Evidence], ctx: Context, usage: list[dict[str, Any]]
 ) -> str:
     """A short answer for dependents: the hop model's, if the sentences it read write it."""
@@ -236,7 +236,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     # A model's value is needed only where a dependent writes `#k`; structural bridge hops carry
     # their entity themselves, so a structural plan makes no bridge call (seconds on a small model).
     if task["has_dependents"] and task["plan_source"] == "model":
-        bridge = _bridge_value(hop, query, evidence, ctx, usage)
+        bridge = bridge_value(hop, query, evidence, ctx, usage)
     if not bridge and new_hops:
         bridge = new_hops[0].entity
     status: Literal["resolved", "unresolved"] = "resolved" if evidence else "unresolved"

@@ -12,9 +12,9 @@ from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.plan import EMBEDDED_VALID_PLANS, planner
 from agent.nodes.resolve_hop import (
     BRIDGE_PROMPT_TOKENS,
-    _bridge_value,
     bridge_evidence,
     bridge_messages,
+    bridge_value,
 )
 from agent.state import Evidence, Hop
 from tests.unit.test_agent import QUESTION, scripted
@@ -142,7 +142,7 @@ def test_the_bridge_call_reads_the_sentences_that_matter_within_its_token_budget
     register_chat_model("scripted-bridge", model)
     usage: list = []
     ctx = Context(hop_model="scripted-bridge")
-    assert _bridge_value(Hop(id=1, question=query), query, held, ctx, usage) == "Hessa Varn"
+    assert bridge_value(Hop(id=1, question=query), query, held, ctx, usage) == "Hessa Varn"
     messages = model.calls[-1][0]
     prompt = "\n".join(str(m.content) for m in messages)
     assert smollm2_tokens(prompt) <= BRIDGE_PROMPT_TOKENS
