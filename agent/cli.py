@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from indexes.documents import DEFAULT_PASSAGE_CHARS
+from indexes.graph import DEFAULT_MERGE_THRESHOLD
 
 # Offline by default: no telemetry, no hub look-ups.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -30,6 +31,25 @@ def _add_index_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--embedder", default="minilm", help="sentence-transformers name or path")
     parser.add_argument("--chroma-host", default=None, help="use the Chroma server at this host")
     parser.add_argument("--chroma-port", type=int, default=8000, help="Chroma server port")
+
+
+def _add_passage_chars_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--passage-chars",
+        type=int,
+        default=DEFAULT_PASSAGE_CHARS,
+        help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
+    )
+
+
+def _add_merge_threshold_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--merge-threshold",
+        type=float,
+        default=DEFAULT_MERGE_THRESHOLD,
+        help="embedding cosine at which two entity names merge into one graph node "
+        f"(default {DEFAULT_MERGE_THRESHOLD})",
+    )
 
 
 def index_of(
@@ -438,12 +458,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", default=None, help="extraction model spec (default: embedded SmolLM2)"
     )
     _add_extract_arg(p)
-    p.add_argument(
-        "--passage-chars",
-        type=int,
-        default=DEFAULT_PASSAGE_CHARS,
-        help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
-    )
+    _add_passage_chars_arg(p)
     p.add_argument("--delete", action="append", metavar="DOC_ID", help="remove a document")
     p.add_argument(
         "--migrate",
@@ -451,12 +466,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="move an index built before per-index collections into its own on a Chroma server",
     )
     add_concurrency_arg(p)
-    p.add_argument(
-        "--merge-threshold",
-        type=float,
-        default=0.85,
-        help="embedding cosine at which two entity names merge into one graph node",
-    )
+    _add_merge_threshold_arg(p)
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("stats", help="show what the index holds")
@@ -483,13 +493,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="index the bundled sample corpus and answer its questions")
     _add_index_args(p)
     _add_model_args(p)
-    p.add_argument(
-        "--passage-chars",
-        type=int,
-        default=DEFAULT_PASSAGE_CHARS,
-        help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
-    )
-    p.add_argument("--merge-threshold", type=float, default=0.85, help="entity merge cosine")
+    _add_passage_chars_arg(p)
+    _add_merge_threshold_arg(p)
     _add_extract_arg(p)
     p.add_argument("--questions", type=int, default=3, help="how many sample questions to answer")
     p.set_defaults(func=cmd_demo)
