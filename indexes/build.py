@@ -29,6 +29,7 @@ from indexes.documents import (
 from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
 from indexes.index import Index
 from indexes.inflight import ordered_map
+from indexes.lexical import word_runs
 from indexes.nlp_extraction import NlpExtractor
 from indexes.units import ReasoningUnit, entity_key, merge_units, normalize
 from prompts import EXTRACTION_PROMPT_VERSION
@@ -462,12 +463,7 @@ class Builder:
         pairs: list[tuple[str, str]] = []
         for passage in passages:
             tokens = normalize(f"{passage.title}. {passage.text}").split()
-            found = set()
-            for size in range(1, longest + 1):
-                for i in range(len(tokens) - size + 1):
-                    gram = " ".join(tokens[i : i + size])
-                    if gram in names:
-                        found.add(gram)
+            found = {gram for gram in word_runs(tokens, longest) if gram in names}
             pairs.extend((name, passage.id) for name in found)
         self.index.catalog.add_mentions(pairs)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -20,6 +20,16 @@ _STOPWORDS = frozenset(
 def tokenize(text: str) -> list[str]:
     """Normalized content words."""
     return [t for t in normalize(text).split() if t not in _STOPWORDS]
+
+
+def word_runs(words: Sequence[str], longest: int) -> Iterator[str]:
+    """Every run of up to `longest` consecutive words, joined: longest first, left to right.
+
+    How names are found in text: the caller normalizes the words its own way.
+    """
+    for size in range(min(longest, len(words)), 0, -1):
+        for i in range(len(words) - size + 1):
+            yield " ".join(words[i : i + size])
 
 
 class BM25:

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from indexes.documents import Passage
 from indexes.index import Index
-from indexes.lexical import BM25
+from indexes.lexical import BM25, word_runs
 from indexes.stores import Hit
 from indexes.units import ReasoningUnit, UnitKind, entity_key
 
@@ -215,13 +215,10 @@ def passages_about(index: Index, entity: str, query: str, k: int = 2) -> list[Pa
 
 def named_in(index: Index, text: str, longest: int = 6) -> list[str]:
     """Entity keys written in the text that the index knows: document titles and graph names."""
-    tokens = entity_key(text).split()
     found: list[str] = []
-    for size in range(min(longest, len(tokens)), 0, -1):
-        for i in range(len(tokens) - size + 1):
-            gram = " ".join(tokens[i : i + size])
-            if len(gram) >= 3 and gram not in found and _display_name(index, gram):
-                found.append(gram)
+    for gram in word_runs(entity_key(text).split(), longest):
+        if len(gram) >= 3 and gram not in found and _display_name(index, gram):
+            found.append(gram)
     return found
 
 
@@ -295,12 +292,10 @@ def match_nodes(index: Index, query: str, tau: float = 0.7, k: int = 5) -> list[
     embedding cost; the whole query's vector, already cached by the hop's searches, finds the rest.
     """
     best: dict[str, float] = {}
-    words = _WORD.findall(query)
-    for size in range(min(_MAX_NAME_WORDS, len(words)), 0, -1):
-        for i in range(len(words) - size + 1):
-            node = index.graph.node_of(" ".join(words[i : i + size]))
-            if node and node not in best:
-                best[node] = 1.0
+    for run in word_runs(_WORD.findall(query), _MAX_NAME_WORDS):
+        node = index.graph.node_of(run)
+        if node and node not in best:
+            best[node] = 1.0
     for hit in index.vectors.search("entities", _query_vector(index, query), k):
         node = index.graph.node_of(hit.metadata.get("key", ""))
         if node and hit.score > tau and hit.score > best.get(node, 0.0):
