@@ -76,14 +76,10 @@ class HashedEmbedder:
 def open_bench_index(path: Path, vectors: str) -> tuple[Index, Context]:
     """The benchmark index and the context that reaches it (hashed vectors registered first)."""
     if vectors == "minilm":
-        ctx = Context(
-            plan_model="fake", hop_model="fake", compose_model="fake", index_path=str(path)
-        )
+        ctx = Context.one_model("fake", index_path=str(path))
         return get_index(ctx), ctx
-    ctx = Context(
-        plan_model="fake",
-        hop_model="fake",
-        compose_model="fake",
+    ctx = Context.one_model(
+        "fake",
         index_path=str(path),
         embedder=HashedEmbedder.name,
     )

@@ -152,10 +152,9 @@ def main() -> None:
     args = parser.parse_args()
 
     data = build(args.index, args.questions, args.seed, args.extract, args.model)
-    ctx = Context(
+    ctx = Context.one_model(
+        args.model,
         plan_model=args.plan_model,
-        hop_model=args.model,
-        compose_model=args.model,
         answer_mode=args.answer_mode,
         index_path=str(args.index),
     )

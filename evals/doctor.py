@@ -693,10 +693,8 @@ def check_hostile(index_path: Path, figures: dict[str, Any]) -> None:
         for passage in make_passages(Document(id=doc["id"], title=doc["title"], text=doc["text"])):
             prompt = str(extraction_messages(passage)[-1].content)
             figures["fence_breakouts"] += fence_breaks(prompt, "passage", 1)
-    ctx = Context(
-        plan_model="doctor-hostile",
-        hop_model="doctor-hostile",
-        compose_model="doctor-hostile",
+    ctx = Context.one_model(
+        "doctor-hostile",
         index_path=str(index_path),
     )
     catalog = get_index(ctx).catalog
@@ -765,7 +763,7 @@ def run_concurrently(
     from agent.context import Context
     from agent.graph import graph
 
-    ctx = Context(plan_model=spec, hop_model=spec, compose_model=spec, index_path=str(index_path))
+    ctx = Context.one_model(spec, index_path=str(index_path))
     with ThreadPoolExecutor(workers) as pool:
         return list(pool.map(lambda q: graph.invoke({"question": q}, context=ctx), questions))
 

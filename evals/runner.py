@@ -585,10 +585,9 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     build["failed_passages"] = len(report_build.failed_passages)
     corpus = corpus_maps(data, passage_chars)
     forget_indexes()  # the agent must see the index as just built
-    context = Context(
+    context = Context.one_model(
+        config.model,
         plan_model="auto",
-        hop_model=config.model,
-        compose_model=config.model,
         embedder=config.embedder,
         index_path=str(index_path),
         chroma_host="",  # the index was just built in index_path, whatever RESIN_CHROMA_HOST says

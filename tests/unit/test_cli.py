@@ -22,9 +22,7 @@ def test_stats_lists_the_document_ids_delete_needs(sample_index, capsys):
 def test_the_plan_line_counts_the_hops_that_run(sample_index, capsys):
     from agent.cli import stream_answer
 
-    ctx = Context(
-        plan_model="auto", hop_model="fake", compose_model="fake", index_path=str(sample_index)
-    )
+    ctx = Context.one_model("fake", plan_model="auto", index_path=str(sample_index))
     state = stream_answer(
         graph, {"question": "In which port was the designer of the Orrin Dam born?"}, ctx
     )

@@ -66,7 +66,7 @@ def test_the_graph_refuses_a_mistyped_index_path_naming_where_it_looked(tmp_path
 
     monkeypatch.setattr(resources, "START_DIR", tmp_path)
     forget_indexes()
-    ctx = Context(plan_model="fake", hop_model="fake", compose_model="fake", index_path="typo")
+    ctx = Context.one_model("fake", index_path="typo")
     with pytest.raises(IndexNotFoundError) as failure:
         graph.invoke({"question": "Who designed the Orrin Dam?"}, context=ctx)
     assert f"no resin index at {tmp_path / 'typo'} ('typo' taken from {tmp_path})" in str(
