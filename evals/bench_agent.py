@@ -126,7 +126,7 @@ def overhead(ctx: Context, passages: int, n: int) -> dict[str, Any]:
 
 
 def prompt_tokens(index_path: Path) -> dict[str, Any]:
-    from agent.cli import SAMPLE_DIR
+    from agent import SAMPLE_DIR
     from indexes.documents import load_documents
 
     index = open_index(index_path, create=True)

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.cli import SAMPLE_DIR
+from agent import SAMPLE_DIR
 from agent.llm import make_chat_model
 from agent.llm.llama_cpp import ChatLlamaCpp, load_llama
 from indexes.build import Builder

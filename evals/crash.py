@@ -77,7 +77,7 @@ def _index_cmd(corpus: Path, index: Path, model_args: Sequence[str]) -> list[str
     return [
         sys.executable,
         "-m",
-        "agent.cli",
+        "resin_cli",
         "index",
         str(corpus),
         "--index",

@@ -78,7 +78,7 @@ def test_two_indexes_on_one_chroma_server_keep_their_own_records(
 def test_an_older_index_on_a_server_is_refused_until_migrated(
     tmp_path, open_index, capsys, chroma_port
 ):
-    from agent.cli import main
+    from resin_cli import main
     from tests.unit.test_stores import make_legacy
 
     server = {"chroma_host": "127.0.0.1", "chroma_port": chroma_port}
@@ -149,8 +149,8 @@ def test_embedded_smollm2_gives_schema_valid_units():
 def test_a_chroma_server_gone_mid_index_is_one_clear_line_and_the_rerun_resumes(
     tmp_path, open_index, capsys
 ):
-    from agent.cli import main
     from indexes.stores import StoreError
+    from resin_cli import main
 
     chroma = shutil.which("chroma") or str(sys.prefix) + "/bin/chroma"
     port = free_port()

@@ -77,7 +77,7 @@ def test_a_failing_plan_model_is_reported_in_the_output_and_the_stream(sample_in
 
 
 def test_the_cli_says_a_plan_model_failed_on_stderr(sample_index, capsys):
-    from agent.cli import main
+    from resin_cli import main
 
     def respond(messages, kwargs):
         if kwargs["response_format"]["json_schema"]["name"] == "Plan":

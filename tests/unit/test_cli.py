@@ -11,7 +11,7 @@ from tools.retrieval import Chain, ChainLink
 
 
 def test_stats_lists_the_document_ids_delete_needs(sample_index, capsys):
-    from agent.cli import main
+    from resin_cli import main
 
     assert main(["stats", "--index", str(sample_index)]) == 0
     out = capsys.readouterr().out
@@ -20,7 +20,7 @@ def test_stats_lists_the_document_ids_delete_needs(sample_index, capsys):
 
 
 def test_the_plan_line_counts_the_hops_that_run(sample_index, capsys):
-    from agent.cli import stream_answer
+    from resin_cli import stream_answer
 
     ctx = Context.one_model("fake", plan_model="auto", index_path=str(sample_index))
     state = stream_answer(

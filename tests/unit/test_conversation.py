@@ -115,7 +115,7 @@ def test_chat_resumes_a_thread_showing_its_last_turns(sample_index, monkeypatch,
     import io
     import shutil
 
-    from agent.cli import main
+    from resin_cli import main
 
     index = tmp_path / "index"
     shutil.copytree(sample_index, index)

@@ -5,7 +5,6 @@ import re
 
 import pytest
 
-from agent.cli import main
 from agent.context import Context
 from agent.llm import register_chat_model
 from agent.llm.scripted import ScriptedChatModel
@@ -17,6 +16,7 @@ from agent.nodes.resolve_hop import (
     bridge_value,
 )
 from agent.state import Evidence, Hop
+from resin_cli import main
 from tests.unit.test_agent import QUESTION, scripted
 
 # A registered name that reads as a local GGUF: `auto` must plan structurally for it.

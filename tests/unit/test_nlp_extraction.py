@@ -226,7 +226,7 @@ def test_unreadable_document_loses_nothing_indexed(open_index, nlp_extractor):
 
 
 def test_cli_indexes_with_the_parser_by_default(tmp_path, capsys):
-    from agent.cli import main
+    from resin_cli import main
 
     assert main(["index", str(SAMPLE_DOCS), "--index", str(tmp_path / "ix")]) == 0
     out = capsys.readouterr().out

@@ -80,7 +80,7 @@ def test_cli_readers_name_the_missing_index_and_make_no_folder(
     tmp_path, monkeypatch, capsys, command
 ):
     from agent import resources
-    from agent.cli import main
+    from resin_cli import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(resources, "START_DIR", tmp_path)

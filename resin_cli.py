@@ -1,4 +1,9 @@
-"""The `resin` command: index documents, inspect the index, ask questions, run evaluations."""
+"""The `resin` command: index documents, inspect the index, ask questions, run evaluations.
+
+The one CLI module, above every package: it imports the agent, the index and evals, and none of
+them imports it. `resin eval` and `resin doctor` are registered from evals/ (`evals.cli.register`,
+`evals.doctor.register`).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from agent import SAMPLE_DIR
 from indexes.documents import DEFAULT_PASSAGE_CHARS
 from indexes.graph import DEFAULT_MERGE_THRESHOLD
 
@@ -20,8 +26,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
-
-SAMPLE_DIR = Path(__file__).parent / "sample"
 
 
 def _add_index_args(parser: argparse.ArgumentParser) -> None:
@@ -393,24 +397,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_concurrency_arg(parser: argparse.ArgumentParser) -> None:
-    """`--concurrency N`: model requests kept in flight."""
-    parser.add_argument(
-        "--concurrency",
-        type=_positive,
-        default=None,
-        metavar="N",
-        help="model requests in flight at once (default 8 for openai: specs, 1 in-process)",
-    )
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def _add_model_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model", default=None, help="model spec for every step (default: embedded)"
@@ -446,7 +432,12 @@ def _add_extract_arg(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    parser = argparse.ArgumentParser(prog="resin", description=__doc__)
+    from evals.cli import add_concurrency_arg
+
+    parser = argparse.ArgumentParser(
+        prog="resin",
+        description=(__doc__ or "").split("\n\n")[0],
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser(
