@@ -123,7 +123,7 @@ def eval_levels(spec: str, questions: int, levels: list[int]) -> list[dict[str, 
 
 def main() -> None:
     """Run the levels and print one JSON line per level."""
-    from evals.doctor import FaultyServer
+    from evals.faults import FaultyServer
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--passages", type=int, default=200)

@@ -145,7 +145,7 @@ def run_trials(
         reference: Sequence[str] = FAKE
         trial: Sequence[str] = FAKE
         if concurrency > 1:
-            from evals.doctor import FaultyServer
+            from evals.faults import FaultyServer
 
             server = stack.enter_context(FaultyServer(latency=0.2, slots=concurrency))
             model = ("--extract", "model", "--model", server.spec())

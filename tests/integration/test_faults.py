@@ -17,7 +17,7 @@ from agent.llm import ModelBackendError, make_chat_model, register_chat_model
 from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.resources import forget_indexes
 from evals.crash import compare, snapshot
-from evals.doctor import FAULT_MODES, FaultyServer, fault_documents
+from evals.faults import FAULT_MODES, FaultyServer, fault_documents
 from indexes.build import Builder
 from indexes.documents import make_passages
 from indexes.extraction import extract_passage

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from agent.answering import NOT_FOUND, answer_from_passages, cut_repetition, render_passages
 from agent.llm.scripted import ScriptedChatModel
-from evals.doctor import fence_breaks, fenced_bodies, grounding_violations
+from evals.hostile import fence_breaks, fenced_bodies, grounding_violations
 from indexes.build import Builder
 from indexes.documents import (
     MAX_SENTENCE_CHARS,

@@ -167,7 +167,7 @@ def test_a_structured_call_falls_back_to_json_object_when_a_server_refuses_json_
 
     from agent.answering import choice_format, structured_call
     from agent.llm import make_chat_model
-    from evals.doctor import FaultyServer
+    from evals.faults import FaultyServer
 
     with FaultyServer() as server:
         server.refuse_json_schema = True

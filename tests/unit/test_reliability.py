@@ -29,13 +29,8 @@ from agent.nodes.resolve_hop import bridge_value
 from agent.resources import forget_indexes, get_index
 from agent.state import Evidence, Hop
 from evals.doctor import (
-    HOSTILE_DOCS,
-    HOSTILE_MARKERS,
     build_sample_index,
     concurrent_questions,
-    fence_breaks,
-    fenced_bodies,
-    hostile_questions,
     leaks,
     open_files,
     register,
@@ -43,8 +38,15 @@ from evals.doctor import (
     run,
     run_concurrently,
     run_doctor,
-    schema_of,
     write_bad_inputs,
+)
+from evals.hostile import (
+    HOSTILE_DOCS,
+    HOSTILE_MARKERS,
+    fence_breaks,
+    fenced_bodies,
+    hostile_questions,
+    schema_of,
 )
 from indexes.build import Builder
 from indexes.documents import Document, load_documents, make_passages, split_sentences
