@@ -379,7 +379,7 @@ def test_loaders_on_the_shared_data():
 
 
 def test_an_unfinished_run_is_compared_on_the_questions_every_system_answered():
-    from evals.runner import paired
+    from evals.report import paired
 
     def row(qid, f1, error=""):
         return {
