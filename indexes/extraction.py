@@ -18,6 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel, Field, ValidationError
 
 from indexes.documents import Passage
+from indexes.lexical import GROUNDING_STOPWORDS, tokenize
 from indexes.units import ReasoningUnit, UnitKind, entity_key, normalize
 from prompts import EXTRACT_EXAMPLE_OUTPUT, EXTRACT_EXAMPLE_USER, EXTRACT_SYSTEM, EXTRACT_USER
 from prompts.structured import fence, json_schema_format, token_usage, unfence
@@ -27,9 +28,6 @@ QUOTE_MATCH_RATIO = 0.85
 # Bump on any change to what `ground` keeps: the extraction cache holds grounded units, so it is
 # keyed by this too (see indexes.build.extraction_key).
 GROUNDING_VERSION = "ground-2"
-_STOP = frozenset(
-    "a an the of in on at to for by with and or is are was were be been it its this that as from".split()
-)
 _NEGATION = re.compile(r"\b(?:not|never|no longer|cannot|without)\b|n't\b", re.I)
 _POSSIBLE = re.compile(r"\b(?:may|might|can|could|sometimes|often)\b", re.I)
 
@@ -107,7 +105,7 @@ class ExtractionResult:
 
 def content_tokens(text: str) -> set[str]:
     """The normalized words of `text` that are not stopwords."""
-    return {t for t in normalize(text).split() if t not in _STOP}
+    return set(tokenize(text, GROUNDING_STOPWORDS))
 
 
 def match_sentences(quote: str, passage: Passage) -> list[str]:
