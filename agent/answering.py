@@ -42,7 +42,6 @@ from agent.candidates import (
     stems,
 )
 from indexes.documents import Passage, Sentence
-from indexes.extraction import fence, json_schema_format, token_usage
 from indexes.units import normalize
 from prompts import (
     ANSWER_CHOICE_SYSTEM,
@@ -50,6 +49,7 @@ from prompts import (
     ANSWER_FREE_SYSTEM,
     ANSWER_FREE_USER,
 )
+from prompts.structured import fence, json_schema_format, token_usage
 
 # How the short answer is reached, once `auto` is resolved for the model at hand.
 AnswerMode = Literal["ranked", "choices", "free"]

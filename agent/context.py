@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 def _env(*names: str, default: str) -> Callable[[], str]:
@@ -91,3 +92,8 @@ class Context:
         default=1500,
         metadata={"description": "Token budget for the source passages the answer is drawn from."},
     )
+
+    @classmethod
+    def one_model(cls, spec: str, *, plan_model: str | None = None, **fields: Any) -> Context:
+        """A context whose every step uses the model `spec` (planning too, unless `plan_model`)."""
+        return cls(plan_model=plan_model or spec, hop_model=spec, compose_model=spec, **fields)

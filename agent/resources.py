@@ -8,8 +8,9 @@ import threading
 from pathlib import Path
 
 from agent.context import Context
-from agent.models import check_model, make_embedder
-from indexes.build import Embedder, Index, IndexConfig, IndexNotFoundError, missing_index_message
+from agent.llm import check_model
+from indexes.embeddings import Embedder
+from indexes.index import Index, IndexNotFoundError, missing_index_message, open_index
 
 log = logging.getLogger("resin")
 
@@ -43,10 +44,12 @@ def get_index(ctx: Context, embedder: Embedder | None = None) -> Index:
         if index is None:
             if not (path / "manifest.json").exists():
                 raise IndexNotFoundError(missing_index_message(Path(ctx.index_path), START_DIR))
-            config = IndexConfig(
-                path=path, chroma_host=ctx.chroma_host or None, chroma_port=ctx.chroma_port
+            index = open_index(
+                path,
+                embedder or ctx.embedder,
+                chroma_host=ctx.chroma_host or None,
+                chroma_port=ctx.chroma_port,
             )
-            index = Index(config, embedder or make_embedder(ctx.embedder), create=False)
             log.info("resin: index %s", path)
             _INDEXES[key] = index
             # The graph's edge dicts and lists (hundreds of thousands at 100k passages) live as

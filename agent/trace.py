@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from indexes.build import Index
+from indexes.index import Index
 from tools.retrieval import Chain
 
 

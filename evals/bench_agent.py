@@ -35,10 +35,12 @@ import numpy as np
 
 from agent.context import Context
 from agent.graph import graph
-from agent.models import ScriptedChatModel, heuristic_reply, make_embedder
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.resources import get_index
 from evals.bench_build import corpus
-from indexes.build import Builder, Index, IndexConfig
+from indexes.build import Builder
+from indexes.embeddings import make_embedder
+from indexes.index import Index, open_index
 
 
 class HashedEmbedder:
@@ -74,14 +76,10 @@ class HashedEmbedder:
 def open_bench_index(path: Path, vectors: str) -> tuple[Index, Context]:
     """The benchmark index and the context that reaches it (hashed vectors registered first)."""
     if vectors == "minilm":
-        ctx = Context(
-            plan_model="fake", hop_model="fake", compose_model="fake", index_path=str(path)
-        )
+        ctx = Context.one_model("fake", index_path=str(path))
         return get_index(ctx), ctx
-    ctx = Context(
-        plan_model="fake",
-        hop_model="fake",
-        compose_model="fake",
+    ctx = Context.one_model(
+        "fake",
         index_path=str(path),
         embedder=HashedEmbedder.name,
     )
@@ -128,10 +126,10 @@ def overhead(ctx: Context, passages: int, n: int) -> dict[str, Any]:
 
 
 def prompt_tokens(index_path: Path) -> dict[str, Any]:
-    from agent.cli import SAMPLE_DIR
+    from agent import SAMPLE_DIR
     from indexes.documents import load_documents
 
-    index = Index(IndexConfig(path=index_path), make_embedder())
+    index = open_index(index_path, create=True)
     docs, _ = load_documents([SAMPLE_DIR / "docs"])
     Builder(index, None).run(docs)
     index.close()

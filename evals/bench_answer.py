@@ -22,10 +22,11 @@ from typing import Any
 
 from agent.context import Context
 from agent.graph import graph
-from agent.models import make_chat_model, make_embedder
+from agent.llm import make_chat_model
 from agent.resources import get_index
 from indexes.build import Builder, Index, IndexConfig
 from indexes.documents import load_documents
+from indexes.embeddings import make_embedder
 from indexes.nlp_extraction import load_pipeline
 from indexes.units import normalize
 

@@ -17,9 +17,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.models import ScriptedChatModel, heuristic_reply, make_embedder
-from indexes.build import Builder, Index, IndexConfig
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
+from indexes.build import Builder
 from indexes.documents import Document
+from indexes.embeddings import make_embedder
+from indexes.index import open_index
 
 PLACES = [
     "Orrin",
@@ -94,7 +96,7 @@ def main() -> None:
     embedder = TimedEmbedder(make_embedder())
     docs = corpus(args.passages)
     with tempfile.TemporaryDirectory() as tmp:
-        index = Index(IndexConfig(path=args.index or Path(tmp)), embedder)
+        index = open_index(args.index or Path(tmp), embedder, create=True)
         start = time.perf_counter()
         report = Builder(index, ScriptedChatModel(responder=timed_reply), batch_passages=256).run(
             docs

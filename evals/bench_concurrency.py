@@ -22,9 +22,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from agent.models import make_chat_model, make_embedder
+from agent.llm import make_chat_model
 from evals.bench_build import corpus
-from indexes.build import Builder, Index, IndexConfig
+from indexes.build import Builder
+from indexes.embeddings import make_embedder
+from indexes.index import open_index
 
 
 def build_levels(spec: str, passages: int, levels: list[int], server: Any) -> list[dict[str, Any]]:
@@ -36,11 +38,11 @@ def build_levels(spec: str, passages: int, levels: list[int], server: Any) -> li
     reference: list[str] | None = None
     with tempfile.TemporaryDirectory(prefix="resin-bench-conc-") as work:
         for level in levels:
-            index = Index(IndexConfig(path=Path(work) / f"c{level}"), embedder)
+            index = open_index(Path(work) / f"c{level}", embedder, create=True)
             if server is not None:
                 server.peak_open = 0
             report = Builder(index, make_chat_model(spec), concurrency=level).run(docs)
-            units = sorted(r[0] for r in index.catalog.db.execute("SELECT uid FROM units"))
+            units = sorted(r[0] for r in index.catalog.unit_rows())
             index.close()
             reference = reference if reference is not None else units
             rows.append(
@@ -121,7 +123,7 @@ def eval_levels(spec: str, questions: int, levels: list[int]) -> list[dict[str, 
 
 def main() -> None:
     """Run the levels and print one JSON line per level."""
-    from evals.doctor import FaultyServer
+    from evals.faults import FaultyServer
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--passages", type=int, default=200)

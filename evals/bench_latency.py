@@ -18,7 +18,7 @@ The server form needs the loopback llama.cpp server with the embedded GGUF runni
 
     python -m llama_cpp.server --model "$GGUF" --n_threads 2 --n_threads_batch 2 --n_ctx 4096 --port PORT
 
-where GGUF is the path `python -c "from agent.models import smollm2_path; print(smollm2_path())"`
+where GGUF is the path `python -c "from agent.llm.llama_cpp import smollm2_path; print(smollm2_path())"`
 prints.
 """
 
@@ -35,11 +35,12 @@ from typing import Any
 
 from agent.context import Context
 from agent.graph import graph
-from agent.models import make_chat_model, make_embedder
+from agent.llm import make_chat_model
 from agent.trace import StageClock
 from evals import metrics
 from evals.data import Question, load_dataset
-from indexes.build import Builder, Index, IndexConfig, extractors
+from indexes.build import Builder, extractors
+from indexes.index import open_index
 from indexes.nlp_extraction import load_pipeline
 
 # ../shared/data beside the repository, where CI and this machine keep the benchmark data.
@@ -123,7 +124,7 @@ def build(index_path: Path, questions: int, seed: int, extract: str, model: str)
     """The sampled questions and an index holding exactly their subset corpus."""
     data = load_dataset(HOTPOT, limit=questions, seed=seed, subset=True)
     extractor, nlp = extractors(extract, lambda: make_chat_model(model))
-    index = Index(IndexConfig(path=index_path, passage_chars=data.passage_chars), make_embedder())
+    index = open_index(index_path, create=True, passage_chars=data.passage_chars)
     try:
         builder = Builder(index, extractor, nlp=nlp)
         wanted = {d.id for d in data.documents}
@@ -152,10 +153,9 @@ def main() -> None:
     args = parser.parse_args()
 
     data = build(args.index, args.questions, args.seed, args.extract, args.model)
-    ctx = Context(
+    ctx = Context.one_model(
+        args.model,
         plan_model=args.plan_model,
-        hop_model=args.model,
-        compose_model=args.model,
         answer_mode=args.answer_mode,
         index_path=str(args.index),
     )

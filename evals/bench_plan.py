@@ -20,11 +20,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from agent.nodes.common import parse_reply
 from agent.nodes.plan import ask_planner, validate_plan
 from agent.state import Plan
 from evals.data import load_dataset
-from indexes.extraction import token_usage
+from prompts.structured import parse_reply, token_usage
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"  # ../shared/data beside the repository
 SETS = {

@@ -15,10 +15,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.cli import SAMPLE_DIR
-from agent.models import ChatLlamaCpp, _load_llama, make_chat_model, make_embedder
-from indexes.build import Builder, Index, IndexConfig
+from agent import SAMPLE_DIR
+from agent.llm import make_chat_model
+from agent.llm.llama_cpp import ChatLlamaCpp, load_llama
+from indexes.build import Builder
 from indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
+from indexes.index import open_index
 
 
 def main() -> None:
@@ -30,16 +32,14 @@ def main() -> None:
     docs, _ = load_documents([SAMPLE_DIR / "docs"])
     passages = [p for d in docs for p in make_passages(d, args.passage_chars)]
     if isinstance(model, ChatLlamaCpp):
-        llama = _load_llama(model.model_path, model.n_ctx)
+        llama = load_llama(model.model_path, model.n_ctx)
         corpus_tokens = sum(len(llama.tokenize(p.text.encode(), add_bos=False)) for p in passages)
         tokenizer = "the model's own"
     else:
         corpus_tokens = round(sum(len(p.text) for p in passages) / 4)
         tokenizer = "estimated at 4 characters per token"
     with tempfile.TemporaryDirectory() as tmp:
-        index = Index(
-            IndexConfig(path=Path(tmp), passage_chars=args.passage_chars), make_embedder()
-        )
+        index = open_index(Path(tmp), create=True, passage_chars=args.passage_chars)
         start = time.perf_counter()
         report = Builder(index, model).run(docs)
         wall = time.perf_counter() - start

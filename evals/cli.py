@@ -14,9 +14,26 @@ import shlex
 import sys
 from typing import Any
 
-from agent.cli import add_concurrency_arg
 from evals.systems import SYSTEMS, parse_systems
 from indexes.build import EXTRACT_CHOICES
+
+
+def add_concurrency_arg(parser: argparse.ArgumentParser) -> None:
+    """`--concurrency N`: model requests kept in flight."""
+    parser.add_argument(
+        "--concurrency",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="model requests in flight at once (default 8 for openai: specs, 1 in-process)",
+    )
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:

@@ -24,12 +24,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from indexes.build import Index
+from indexes.index import Index
 
 
 def snapshot(index: Index) -> dict[str, Any]:
     """Everything a build leaves behind, in comparable form."""
-    units = sorted(index.catalog.db.execute("SELECT uid, pid, doc_id FROM units").fetchall())
+    units = sorted(index.catalog.unit_rows())
     edges = sorted(
         (
             tuple(sorted(index.graph.names(h))),
@@ -37,14 +37,14 @@ def snapshot(index: Index) -> dict[str, Any]:
             d["weight"],
             tuple(sorted(d["provenance"])),
         )
-        for h, t, d in index.graph.g.edges(data=True)
+        for h, t, d in index.graph.edges()
     )
     return {
         "units": units,
         "chroma_units": sorted(index.vectors.vectors("units")[0]),
         "chroma_passages": sorted(index.vectors.vectors("passages")[0]),
         "edges": edges,
-        "mentions": sorted(index.catalog.db.execute("SELECT name, pid FROM mentions").fetchall()),
+        "mentions": sorted(index.catalog.mention_pairs()),
     }
 
 
@@ -77,7 +77,7 @@ def _index_cmd(corpus: Path, index: Path, model_args: Sequence[str]) -> list[str
     return [
         sys.executable,
         "-m",
-        "agent.cli",
+        "resin_cli",
         "index",
         str(corpus),
         "--index",
@@ -145,7 +145,7 @@ def run_trials(
         reference: Sequence[str] = FAKE
         trial: Sequence[str] = FAKE
         if concurrency > 1:
-            from evals.doctor import FaultyServer
+            from evals.faults import FaultyServer
 
             server = stack.enter_context(FaultyServer(latency=0.2, slots=concurrency))
             model = ("--extract", "model", "--model", server.spec())
@@ -162,14 +162,14 @@ def _trials(
     reference: Sequence[str],
     trial_args: Sequence[str],
 ) -> dict[str, Any]:
-    from indexes.build import IndexConfig
+    from indexes.index import open_index
 
     rng = random.Random(seed)
     work = Path(tempfile.mkdtemp(prefix="resin-crash-"))
     try:
         corpus = synthetic_corpus(work / "corpus.jsonl", documents, seed)
         finish(corpus, work / "reference", reference)
-        ref = Index(IndexConfig(path=work / "reference"), embedder)
+        ref = open_index(work / "reference", embedder, create=True)
         expected = snapshot(ref)
         ref.close()
         figures = {
@@ -186,7 +186,7 @@ def _trials(
             # kill points spread over the whole build, first batches to last
             killed = crash_trial(corpus, target, rng.uniform(0.0, 6.0), model_args=trial_args)
             finish(corpus, target, trial_args)
-            index = Index(IndexConfig(path=target), embedder)
+            index = open_index(target, embedder, create=True)
             diff = compare(expected, snapshot(index))
             index.close()
             figures["trials"] += 1
@@ -201,7 +201,7 @@ def _trials(
 
 def main() -> None:
     """Run the trials and print the figures."""
-    from agent.models import make_embedder
+    from indexes.embeddings import make_embedder
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--trials", type=int, default=20)

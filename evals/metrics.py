@@ -14,6 +14,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+# The k of the recall@k every run scores and reports.
+RECALL_KS = (2, 5, 10)
+
 # Citation labels the answer prompts ask for: [1], [2, 3], [p3f2a...]. Removed before scoring.
 _CITATION = re.compile(r"\s*\[(?:\d{1,3}(?:\s*,\s*\d{1,3})*|p[0-9a-f]{3,}[^\]]{0,40})\]")
 _PUNCTUATION = frozenset(string.punctuation)

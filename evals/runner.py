@@ -1,5 +1,7 @@
 """The evaluation run: load data, build (or reuse) the index, run each system, score, report.
 
+The figures, summary.md and plot.png are made by `evals.report` from the scored rows.
+
 Layout of an output folder:
 
     run.json                  what was run (refused if a later run into the folder differs)
@@ -29,31 +31,19 @@ from typing import Any
 from tqdm import tqdm
 
 from agent.context import Context
-from agent.models import (
-    ChatLlamaCpp,
-    _load_llama,
-    default_concurrency,
-    make_chat_model,
-    make_embedder,
-)
+from agent.llm import default_concurrency, make_chat_model
+from agent.llm.llama_cpp import ChatLlamaCpp, load_llama
 from agent.resources import forget_indexes, get_index
 from evals import metrics
 from evals.data import Dataset, Question, load_dataset, sentence_index
 from evals.prompts import EVAL_PROMPT_VERSION
+from evals.report import aggregate, paired, plot, summary_markdown
 from evals.systems import SYSTEMS, Env, Outcome
-from indexes.build import (
-    EXTRACT_CHOICES,
-    Builder,
-    BuildReport,
-    Index,
-    IndexConfig,
-    extraction_key,
-    extractors,
-)
+from indexes.build import EXTRACT_CHOICES, Builder, BuildReport, extraction_key, extractors
 from indexes.documents import Passage, content_hash, make_passages
+from indexes.index import Index, open_index
 from indexes.inflight import ordered_map
 
-RECALL_KS = (2, 5, 10)
 _INDEX_META = "evals-index.json"
 
 
@@ -165,9 +155,7 @@ def build_index(
     _check_index_meta(path, passage_chars)
     extract_spec = config.extract_model or config.model
     extractor, nlp = extractors(config.extract, lambda: make_chat_model(extract_spec))
-    index = Index(
-        IndexConfig(path=path, passage_chars=passage_chars), make_embedder(config.embedder)
-    )
+    index = open_index(path, config.embedder, create=True, passage_chars=passage_chars)
     try:
         builder = Builder(
             index,
@@ -207,7 +195,7 @@ def extraction_cost(
     passages = [p for d in data.documents for p in make_passages(d, passage_chars)]
     chars = sum(len(p.text) for p in passages)
     if isinstance(extractor, ChatLlamaCpp):
-        llama = _load_llama(extractor.model_path, extractor.n_ctx)
+        llama = load_llama(extractor.model_path, extractor.n_ctx)
         corpus_tokens = sum(len(llama.tokenize(p.text.encode(), add_bos=False)) for p in passages)
         tokenizer = "the extraction model's"
     else:
@@ -217,15 +205,7 @@ def extraction_cost(
     if extractor is not None:
         key = extraction_key(extractor)
         keys = [content_hash(key, p.hash, length=24) for p in passages]
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            row = index.catalog.db.execute(
-                "SELECT COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0) "
-                f"FROM extractions WHERE key IN ({','.join('?' * len(chunk))})",
-                chunk,
-            ).fetchone()
-            prompt += int(row[0])
-            completion += int(row[1])
+        prompt, completion = index.catalog.extraction_tokens(keys)
     spent = prompt + completion
     return {
         "corpus_passages": len(passages),
@@ -266,7 +246,7 @@ def score(
     }
     keys = [corpus.doc_of.get(pid, pid) for pid in out.ranked]
     keys = list(dict.fromkeys(keys))
-    for k in RECALL_KS:
+    for k in metrics.RECALL_KS:
         has = retrieves and bool(q.gold_keys)
         row[f"recall@{k}"] = metrics.recall_at_k(keys, q.gold_keys, k) if has else None
         row[f"all_gold@{k}"] = metrics.all_gold_at_k(keys, q.gold_keys, k) if has else None
@@ -389,205 +369,6 @@ def load_rows(out: Path, name: str, ids: set[str]) -> list[dict[str, Any]]:
     return list(last.values())
 
 
-def paired(rows_of: dict[str, list[dict[str, Any]]], build: dict[str, Any]) -> dict[str, Any]:
-    """Every system's figures on the questions all of them answered without error.
-
-    Empty when they all cover the same questions; a run stopped midway is compared fairly here.
-    """
-    answered = [{r["id"] for r in rows if not r.get("error")} for rows in rows_of.values()]
-    if len(answered) < 2 or all(a == answered[0] for a in answered):
-        return {}
-    common = set.intersection(*answered)
-    return {
-        "questions": len(common),
-        "systems": {
-            name: aggregate([r for r in rows if r["id"] in common], SYSTEMS[name].uses_units, build)
-            for name, rows in rows_of.items()
-        },
-    }
-
-
-def _rate(rows: list[dict[str, Any]], key: str) -> float | None:
-    values = [float(r[key]) for r in rows if r.get(key) is not None]
-    value = metrics.mean(values)
-    return None if value is None else round(100 * value, 2)
-
-
-def aggregate(
-    rows: list[dict[str, Any]], uses_units: bool, build: dict[str, Any]
-) -> dict[str, Any]:
-    """One system's figures over its rows."""
-    figures: dict[str, Any] = {
-        "questions": len(rows),
-        "errors": sum(1 for r in rows if r.get("error")),
-    }
-    for key in ("em", "f1", "read_f1", "acc", "choice", "context_recall", "relevancy"):
-        figures[key] = _rate(rows, key)
-    for k in RECALL_KS:
-        figures[f"recall@{k}"] = _rate(rows, f"recall@{k}")
-        figures[f"all_gold@{k}"] = _rate(rows, f"all_gold@{k}")
-    n = max(1, len(rows))
-    words = [float(r.get("answer_words", 0)) for r in rows]
-    figures["answer_words_p50"] = metrics.percentile(words, 50)
-    figures["not_found"] = round(100 * sum(1 for w in words if not w) / n, 2)
-    figures["loops"] = sum(1 for r in rows if r.get("looped"))
-    figures["prompt_tokens_per_q"] = round(sum(r["prompt_tokens"] for r in rows) / n, 1)
-    figures["completion_tokens_per_q"] = round(sum(r["completion_tokens"] for r in rows) / n, 1)
-    figures["extraction_tokens_per_1k_corpus_tokens"] = (
-        build.get("extraction_tokens_per_1k_corpus_tokens", 0.0) if uses_units else 0.0
-    )
-    latency = [float(r["latency"]) for r in rows]
-    figures["latency_p50"] = metrics.percentile(latency, 50)
-    figures["latency_p95"] = metrics.percentile(latency, 95)
-    stages: dict[str, list[float]] = {}
-    for r in rows:
-        for stage, seconds in (r.get("stages") or {}).items():
-            stages.setdefault(stage, []).append(float(seconds))
-    figures["stages"] = {
-        stage: {"p50": metrics.percentile(v, 50), "p95": metrics.percentile(v, 95)}
-        for stage, v in stages.items()
-    }
-    return figures
-
-
-def _fmt(value: Any, digits: int = 1) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
-def _columns(data: Dataset) -> list[tuple[str, str]]:
-    cols = [("EM", "em"), ("F1", "f1"), ("Read F1", "read_f1"), ("Acc", "acc")]
-    if data.has_choices:
-        cols.append(("Choice acc", "choice"))
-    if data.has_gold_passages:
-        cols += [("R@2", "recall@2"), ("R@5", "recall@5"), ("R@10", "recall@10")]
-        cols += [("AllGold@2", "all_gold@2"), ("AllGold@5", "all_gold@5")]
-    if data.has_gold_sentences:
-        cols.append(("Context recall", "context_recall"))
-    cols.append(("Ans. relevancy", "relevancy"))
-    return cols
-
-
-def summary_markdown(report: dict[str, Any], data: Dataset) -> str:
-    """summary.md: the run's settings in a few lines, then one table of systems × metrics."""
-    run, build = report["run"], report["build"]
-    cols = _columns(data)
-    lines = [
-        f"# resin eval: {data.name}",
-        "",
-        f"- data: `{data.path}` ({data.format}), {len(data.questions)} questions"
-        + (f" (seeded sample, seed {run['seed']})" if run.get("limit") else ""),
-        f"- corpus: {len(data.documents)} documents → {build.get('corpus_passages')} passages "
-        f"(passage_chars {report['passage_chars']}); {'; '.join(data.notes)}",
-        f"- model `{run['model']}` for every system; embedder `{build.get('embedder')}`; k = {run['k']}"
-        f"; index `{report['index']}`",
-        f"- extraction: {run['extract']}"
-        + (
-            f" with `{run.get('extract_model') or run['model']}`"
-            if "model" in run["extract"]
-            else " (spaCy parse, no model calls)"
-            if run["extract"] == "nlp"
-            else " (structural index: no units, no graph edges)"
-        )
-        + f"; {build.get('units', 0)} units, {build.get('graph_edges', 0)} graph edges, "
-        f"{build.get('extraction_tokens_per_1k_corpus_tokens', 0)} extraction tokens per 1K corpus "
-        f"tokens ({build.get('corpus_tokenizer')})",
-        f"- command: `{run.get('command') or '(API call)'}`",
-        "",
-        "Rates are percentages; tokens are per question; latency is wall seconds per question "
-        "(p50/p95), stages in ms (p50/p95). Definitions: evals/README.md.",
-        "",
-    ]
-    lines += _table(report["systems"], cols)
-    if report.get("paired"):
-        lines += [
-            "",
-            f"Paired: the {report['paired']['questions']} questions every system above has "
-            "answered (the run is unfinished; compare systems here).",
-            "",
-            *_table(report["paired"]["systems"], cols),
-        ]
-    lines += ["", "Systems:", ""]
-    lines += [f"- `{name}`: {SYSTEMS[name].description}" for name in report["systems"]]
-    return "\n".join(lines) + "\n"
-
-
-def _table(systems: dict[str, Any], cols: list[tuple[str, str]]) -> list[str]:
-    header = ["system", "n", *[c for c, _ in cols], "not found", "ans. words p50", "loops"]
-    header += ["prompt tok", "compl. tok"]
-    header += ["extract tok/1K", "latency p50/p95 s", "stages p50/p95 ms"]
-    lines = ["| " + " | ".join(header) + " |"]
-    lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + "|")
-    for name, fig in systems.items():
-        stages = " · ".join(
-            f"{s} {1000 * v['p50']:.0f}/{1000 * v['p95']:.0f}" for s, v in fig["stages"].items()
-        )
-        errors = f" ({fig['errors']} err)" if fig["errors"] else ""
-        cells = [name, f"{fig['questions']}{errors}"]
-        cells += [_fmt(fig[key]) for _, key in cols]
-        cells += [_fmt(fig.get("not_found")), _fmt(fig.get("answer_words_p50"), 0)]
-        cells += [_fmt(fig.get("loops"))]
-        cells += [_fmt(fig["prompt_tokens_per_q"], 0), _fmt(fig["completion_tokens_per_q"], 0)]
-        cells += [_fmt(fig["extraction_tokens_per_1k_corpus_tokens"], 0)]
-        cells += [f"{_fmt(fig['latency_p50'], 2)}/{_fmt(fig['latency_p95'], 2)}", stages or "—"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
-
-
-def plot(report: dict[str, Any], data: Dataset, path: Path) -> None:
-    """plot.png: quality metrics per system (grouped bars) and latency p50 with p95 whiskers."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    names = list(report["systems"])
-    wanted = [("F1", "f1"), ("Acc", "acc"), ("Choice acc", "choice"), ("R@5", "recall@5")]
-    wanted += [("Context recall", "context_recall"), ("Ans. relevancy", "relevancy")]
-    shown = [
-        (label, key)
-        for label, key in wanted
-        if any(report["systems"][n].get(key) is not None for n in names)
-    ]
-    fig, (ax1, ax2) = plt.subplots(
-        1, 2, figsize=(max(9.0, 1.4 * len(names) + 5), 4.8), gridspec_kw={"width_ratios": [3, 1.4]}
-    )
-    x = np.arange(len(names))
-    width = 0.8 / max(1, len(shown))
-    for i, (label, key) in enumerate(shown):
-        values = [report["systems"][n].get(key) or 0.0 for n in names]
-        ax1.bar(x + (i - (len(shown) - 1) / 2) * width, values, width, label=label)
-    ax1.set_xticks(x, names, rotation=30, ha="right")
-    ax1.set_ylabel("%")
-    ax1.set_ylim(0, 100)
-    ax1.set_title(f"{data.name}: {len(data.questions)} questions, model {report['run']['model']}")
-    ax1.legend(fontsize=8, ncol=2)
-    p50 = [report["systems"][n]["latency_p50"] or 0.0 for n in names]
-    p95 = [report["systems"][n]["latency_p95"] or 0.0 for n in names]
-    ax2.bar(x, p50, 0.6, color="tab:gray", label="p50")
-    ax2.errorbar(
-        x,
-        p50,
-        yerr=[[0] * len(names), [max(0.0, b - a) for a, b in zip(p50, p95, strict=True)]],
-        fmt="none",
-        ecolor="black",
-        capsize=3,
-        label="p95",
-    )
-    ax2.set_xticks(x, names, rotation=30, ha="right")
-    ax2.set_ylabel("seconds per question")
-    ax2.set_title("latency")
-    ax2.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-# --- the run ------------------------------------------------------------------------------------
 def run_eval(config: RunConfig) -> dict[str, Any]:
     """Run (or resume) an evaluation; returns the report also written to results.json."""
     unknown = [s for s in config.systems if s not in SYSTEMS]
@@ -607,10 +388,9 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     build["failed_passages"] = len(report_build.failed_passages)
     corpus = corpus_maps(data, passage_chars)
     forget_indexes()  # the agent must see the index as just built
-    context = Context(
+    context = Context.one_model(
+        config.model,
         plan_model="auto",
-        hop_model=config.model,
-        compose_model=config.model,
         embedder=config.embedder,
         index_path=str(index_path),
         chroma_host="",  # the index was just built in index_path, whatever RESIN_CHROMA_HOST says

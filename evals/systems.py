@@ -18,16 +18,17 @@ from langchain_core.language_models import BaseChatModel
 
 from agent.answering import NOT_FOUND_CHOICE, answer_from_passages, free_answer, resolve_mode
 from agent.context import Context
-from agent.models import ScriptedChatModel, register_chat_model
+from agent.llm import register_chat_model
+from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.compose import CHARS_PER_TOKEN, select_passages
 from agent.state import Evidence
 from agent.trace import StageClock
 from evals.data import Question
 from evals.prompts import CLOSED_BOOK_SYSTEM, GRAPH_DUMP_SYSTEM
-from indexes.build import Index
 from indexes.documents import Passage
-from indexes.extraction import fence, token_usage
+from indexes.index import Index
 from indexes.units import ReasoningUnit, normalize
+from prompts.structured import fence, token_usage
 from tools.retrieval import (
     Chain,
     Direction,
@@ -224,9 +225,7 @@ def graph_dump(env: Env) -> str:
     """Every graph edge, most-supported first, as `A -[rel]-> B` lines within the token budget."""
     if "graph_dump" not in env.cache:
         g = env.index.graph
-        edges = sorted(
-            g.g.edges(data=True), key=lambda e: (-int(e[2].get("weight", 0)), str(e[0]), str(e[1]))
-        )
+        edges = sorted(g.edges(), key=lambda e: (-int(e[2].get("weight", 0)), str(e[0]), str(e[1])))
         lines, used = [], 0
         for head, tail, attrs in edges:
             rel = " / ".join(attrs.get("relations", [])[:2]) or "related to"
@@ -236,7 +235,7 @@ def graph_dump(env: Env) -> str:
                 break
             lines.append(line)
             used += cost
-        env.cache["graph_dump"] = ("\n".join(lines), len(lines), g.g.number_of_edges())
+        env.cache["graph_dump"] = ("\n".join(lines), len(lines), g.edge_count())
     return str(env.cache["graph_dump"][0])
 
 

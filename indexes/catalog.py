@@ -159,6 +159,13 @@ class Catalog:
                 ],
             )
 
+    def mark_complete(self, flags: Iterable[tuple[str, bool]]) -> None:
+        """Record, per (document id, flag), whether every passage of the document was extracted."""
+        with self.transaction() as db:
+            db.executemany(
+                "UPDATE documents SET complete=? WHERE doc_id=?", [(int(c), d) for d, c in flags]
+            )
+
     def delete_document(self, doc_id: str) -> None:
         """Forget a document, its passages, units and mentions."""
         with self.transaction() as db:
@@ -257,6 +264,10 @@ class Catalog:
         """Ids of a document's units."""
         return [r[0] for r in self.db.execute("SELECT uid FROM units WHERE doc_id=?", (doc_id,))]
 
+    def unit_rows(self) -> list[tuple[str, str, str]]:
+        """(unit id, passage id, document id) of every unit, in no set order."""
+        return [tuple(r) for r in self.db.execute("SELECT uid, pid, doc_id FROM units")]
+
     def delete_units(self, doc_id: str) -> None:
         """Forget a document's units (before replacing them)."""
         with self.transaction() as db:
@@ -267,6 +278,10 @@ class Catalog:
         """Record (normalized name, passage id) pairs."""
         with self.transaction() as db:
             db.executemany("INSERT OR IGNORE INTO mentions VALUES (?,?)", list(pairs))
+
+    def mention_pairs(self) -> list[tuple[str, str]]:
+        """Every (normalized name, passage id) pair recorded, in no set order."""
+        return [tuple(r) for r in self.db.execute("SELECT name, pid FROM mentions")]
 
     def mentioning(self, name_key: str, limit: int = -1) -> list[str]:
         """Passages whose text mentions the normalized name (at most `limit`; -1: all)."""
@@ -329,6 +344,20 @@ class Catalog:
             )
 
     # figures --------------------------------------------------------------------------------
+    def extraction_tokens(self, keys: Sequence[str]) -> tuple[int, int]:
+        """Prompt and completion tokens the cached extractions under `keys` cost, summed."""
+        prompt = completion = 0
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            row = self.db.execute(
+                "SELECT COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0) "
+                f"FROM extractions WHERE key IN ({','.join('?' * len(chunk))})",
+                chunk,
+            ).fetchone()
+            prompt += int(row[0])
+            completion += int(row[1])
+        return prompt, completion
+
     def is_empty(self) -> bool:
         """Whether no document was ever recorded (a new index, or one emptied by deletes)."""
         return self.db.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is None

@@ -11,7 +11,6 @@ import json
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from functools import cache
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -19,17 +18,16 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel, Field, ValidationError
 
 from indexes.documents import Passage
+from indexes.lexical import GROUNDING_STOPWORDS, tokenize
 from indexes.units import ReasoningUnit, UnitKind, entity_key, normalize
 from prompts import EXTRACT_EXAMPLE_OUTPUT, EXTRACT_EXAMPLE_USER, EXTRACT_SYSTEM, EXTRACT_USER
+from prompts.structured import fence, json_schema_format, token_usage, unfence
 
 MAX_UNITS_PER_PASSAGE = 24
 QUOTE_MATCH_RATIO = 0.85
 # Bump on any change to what `ground` keeps: the extraction cache holds grounded units, so it is
 # keyed by this too (see indexes.build.extraction_key).
 GROUNDING_VERSION = "ground-2"
-_STOP = frozenset(
-    "a an the of in on at to for by with and or is are was were be been it its this that as from".split()
-)
 _NEGATION = re.compile(r"\b(?:not|never|no longer|cannot|without)\b|n't\b", re.I)
 _POSSIBLE = re.compile(r"\b(?:may|might|can|could|sometimes|often)\b", re.I)
 
@@ -76,39 +74,6 @@ def unit_fields(draft: UnitDraft) -> dict[str, Any]:
     return fields
 
 
-def json_schema_format(
-    schema: type[BaseModel], limits: dict[str, int] | None = None
-) -> dict[str, Any]:
-    """An OpenAI-style `response_format` constraining output to the schema.
-
-    `limits` caps arrays (maxItems) and strings (maxLength) in the constraint only, so a small
-    model's grammar-bound output ends inside its token budget; parsing stays lenient.
-    """
-    body = json.loads(_schema_json(schema))  # a fresh copy: _cap edits it
-    if limits:
-        _cap(body, limits)
-    return {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": body}}
-
-
-@cache
-def _schema_json(schema: type[BaseModel]) -> str:
-    """Pydantic rebuilds a JSON schema on every call; plan, bridge and compose ask each question."""
-    return json.dumps(schema.model_json_schema())
-
-
-def _cap(node: Any, limits: dict[str, int]) -> None:
-    if isinstance(node, dict):
-        if node.get("type") == "array" and "items" in node:
-            node["maxItems"] = min(node.get("maxItems", limits["items"]), limits["items"])
-        if node.get("type") == "string" and "enum" not in node:
-            node["maxLength"] = min(node.get("maxLength", limits["chars"]), limits["chars"])
-        for value in node.values():
-            _cap(value, limits)
-    elif isinstance(node, list):
-        for value in node:
-            _cap(value, limits)
-
-
 # Enough for every claim of a short passage, small enough that a 135M model's JSON closes in time.
 # 80 characters cut a long quote to the sentence's opening, which identifies it (see
 # match_sentences) at a third of the tokens; names and predicates fit well within.
@@ -117,12 +82,6 @@ EXTRACTION_LIMITS = {"items": 3, "chars": 80}
 MIN_OPENING_CHARS = 24
 # Room for the longest output the capped schema allows, so the JSON always closes.
 EXTRACTION_MAX_TOKENS = 400
-
-
-def token_usage(message: BaseMessage) -> tuple[int, int]:
-    """Prompt and completion tokens as reported by the backend (0 when it reports none)."""
-    usage = getattr(message, "usage_metadata", None) or {}
-    return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
 
 
 @dataclass
@@ -144,8 +103,9 @@ class ExtractionResult:
         return self.error is None
 
 
-def _content_tokens(text: str) -> set[str]:
-    return {t for t in normalize(text).split() if t not in _STOP}
+def content_tokens(text: str) -> set[str]:
+    """The normalized words of `text` that are not stopwords."""
+    return set(tokenize(text, GROUNDING_STOPWORDS))
 
 
 def match_sentences(quote: str, passage: Passage) -> list[str]:
@@ -186,9 +146,9 @@ def _fuzzy(a: str, b: str) -> float:
     return matcher.ratio()
 
 
-def _mentioned(name: str, sentence_tokens: set[str]) -> bool:
+def mentioned(name: str, sentence_tokens: set[str]) -> bool:
     """A name is written in a sentence when most of its content words are there."""
-    tokens = _content_tokens(name)
+    tokens = content_tokens(name)
     if not tokens:
         return False
     return len(tokens & sentence_tokens) >= max(1, (len(tokens) + 1) // 2)
@@ -225,16 +185,16 @@ def ground(draft: UnitDraft, passage: Passage) -> ReasoningUnit | None:
         return None
     by_id = {s.id: s.text for s in passage.sentences}
     evidence = " ".join(by_id[i] for i in sentence_ids)
-    tokens = _content_tokens(evidence)
-    if not _mentioned(draft.subject, tokens):
+    tokens = content_tokens(evidence)
+    if not mentioned(draft.subject, tokens):
         return None
     # "X is a X" (a small model's favourite non-fact) or an object the sentence does not hold
-    if not _mentioned(draft.object, tokens) or _same(draft.subject, draft.object):
+    if not mentioned(draft.object, tokens) or _same(draft.subject, draft.object):
         repaired = _object_from_predicate(draft)
         if repaired is None or _same(draft.subject, repaired.object):
             return None
         obj = normalize(repaired.object)
-        if not _content_tokens(obj) or f" {obj} " not in f" {normalize(evidence)} ":
+        if not content_tokens(obj) or f" {obj} " not in f" {normalize(evidence)} ":
             return None
         draft = repaired
     return ReasoningUnit(
@@ -267,29 +227,6 @@ def _parse(content: str) -> list[dict[str, Any]]:
     if not isinstance(data, dict) or not isinstance(data.get("units"), list):
         raise ValueError("expected an object with a 'units' list")
     return [u for u in data["units"] if isinstance(u, dict)]
-
-
-_FENCE = {"<": "&lt;", ">": "&gt;"}
-_UNFENCE = {v: k for k, v in _FENCE.items()} | {"&quot;": '"'}
-
-
-def fence(text: str, attribute: bool = False) -> str:
-    """Text made safe to place between prompt tags: it can open or close none.
-
-    Only ``<`` and ``>`` are escaped (and ``"`` in an attribute), so ordinary text reaches the model
-    unchanged; a document that writes ``</passage>`` cannot end its own fence.
-    """
-    for char, entity in _FENCE.items():
-        text = text.replace(char, entity)
-    return text.replace('"', "&quot;") if attribute else text
-
-
-def _unfence(value: Any) -> Any:
-    """Undo `fence` in a string the model copied from a fenced passage."""
-    if isinstance(value, str):
-        for entity, char in _UNFENCE.items():
-            value = value.replace(entity, char)
-    return value
 
 
 def extraction_messages(passage: Passage) -> list[BaseMessage]:
@@ -335,7 +272,7 @@ def extract_passage(model: BaseChatModel, passage: Passage, attempts: int = 2) -
             result.proposed += 1
             try:
                 if fenced:
-                    raw = {k: _unfence(v) for k, v in raw.items()}
+                    raw = {k: unfence(v) for k, v in raw.items()}
                 draft = UnitDraft.model_validate(raw)
                 unit = ground(draft, passage)
             except ValidationError:

@@ -12,7 +12,7 @@ import heapq
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -236,6 +236,18 @@ class EntityGraph:
     def all_names(self) -> dict[str, str]:
         """Entity key → node id for every name in the graph."""
         return dict(self._by_key)
+
+    def edge(self, head: str, tail: str) -> dict[str, Any]:
+        """The attributes of the edge head → tail: relations, provenance (unit ids), weight."""
+        return dict(self.g.edges[head, tail])
+
+    def edges(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """Every edge as (head, tail, attributes), in the graph's order."""
+        yield from self.g.edges(data=True)
+
+    def edge_count(self) -> int:
+        """How many edges the graph holds."""
+        return int(self.g.number_of_edges())
 
     def stats(self) -> dict[str, Any]:
         """Node and edge counts."""

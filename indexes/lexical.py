@@ -4,22 +4,38 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
 from indexes.units import normalize
 
-_STOPWORDS = frozenset(
+# Words a search ignores (BM25, the planner's and the answer ranking's word overlaps).
+STOPWORDS = frozenset(
     """a an the of in on at to for by with and or is are was were be been being it its this that
     these those as from what which who whom whose when where why how did does do has have had
     not no than then there their they he she his her him i you we our your into about""".split()
 )
+# The fewer words grounding ignores when it checks that a sentence writes a name: question words,
+# pronouns and negations are part of a name or a claim there. Part of GROUNDING_VERSION.
+GROUNDING_STOPWORDS = frozenset(
+    "a an the of in on at to for by with and or is are was were be been it its this that as from".split()
+)
 
 
-def tokenize(text: str) -> list[str]:
-    """Normalized content words."""
-    return [t for t in normalize(text).split() if t not in _STOPWORDS]
+def tokenize(text: str, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
+    """Normalized content words: the words of `normalize(text)` not in `stopwords`."""
+    return [t for t in normalize(text).split() if t not in stopwords]
+
+
+def word_runs(words: Sequence[str], longest: int) -> Iterator[str]:
+    """Every run of up to `longest` consecutive words, joined: longest first, left to right.
+
+    How names are found in text: the caller normalizes the words its own way.
+    """
+    for size in range(min(longest, len(words)), 0, -1):
+        for i in range(len(words) - size + 1):
+            yield " ".join(words[i : i + size])
 
 
 class BM25:

@@ -1,4 +1,8 @@
-"""Every prompt as a named, versioned constant; a prompt change changes the cache key."""
+"""Every prompt as a named, versioned constant; a prompt change changes the cache key.
+
+`prompts.structured` holds what goes around a prompt: fencing data between tags, JSON-schema
+response formats, reply parsing and token usage, shared by the index builder and the agent.
+"""
 
 from prompts.agent import (
     ANSWER_CHOICE_SYSTEM,

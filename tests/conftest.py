@@ -14,8 +14,10 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
 os.environ.setdefault("LANGGRAPH_CLI_NO_ANALYTICS", "1")
 
-from agent.models import ScriptedChatModel, heuristic_reply, make_embedder  # noqa: E402
-from indexes.build import Index, IndexConfig  # noqa: E402
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply  # noqa: E402
+from indexes.embeddings import make_embedder  # noqa: E402
+from indexes.index import Index  # noqa: E402
+from indexes.index import open_index as open_index_at  # noqa: E402
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "agent" / "sample" / "docs"
 
@@ -30,7 +32,7 @@ def open_index(tmp_path, embedder) -> Callable[..., Index]:
     opened: list[Index] = []
 
     def _open(path: Path | None = None, create: bool = True, **config) -> Index:
-        index = Index(IndexConfig(path=path or tmp_path / "index", **config), embedder, create)
+        index = open_index_at(path or tmp_path / "index", embedder, create=create, **config)
         opened.append(index)
         return index
 
@@ -61,7 +63,7 @@ def sample_index(tmp_path_factory, embedder) -> Path:
     from indexes.documents import load_documents
 
     path = (tmp_path_factory.mktemp("sample") / "index").resolve()
-    index = Index(IndexConfig(path=path), embedder)
+    index = open_index_at(path, embedder, create=True)
     try:
         docs, errors = load_documents([SAMPLE_DOCS])
         assert docs and not errors

@@ -3,11 +3,10 @@
 `make_tools(index)` binds the typed retrieval functions to an opened index and returns LangChain
 tools whose results are typed JSON (units, passages, chains), never prose:
 
-    from agent.models import make_embedder
-    from indexes.build import Index, IndexConfig
+    from indexes.index import open_index
     from tools import make_tools
 
-    tools = make_tools(Index(IndexConfig(path=".resin"), make_embedder(), create=False))
+    tools = make_tools(open_index(".resin"))
     agent = create_react_agent(model, tools)
 """
 
@@ -15,7 +14,7 @@ from __future__ import annotations
 
 from langchain_core.tools import BaseTool, StructuredTool
 
-from indexes.build import Index
+from indexes.index import Index
 from indexes.units import UnitKind
 from tools.retrieval import (
     Direction,

@@ -17,9 +17,9 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel
 
-from indexes.build import Index
 from indexes.documents import Passage
-from indexes.lexical import BM25
+from indexes.index import Index
+from indexes.lexical import BM25, word_runs
 from indexes.stores import Hit
 from indexes.units import ReasoningUnit, UnitKind, entity_key
 
@@ -215,13 +215,10 @@ def passages_about(index: Index, entity: str, query: str, k: int = 2) -> list[Pa
 
 def named_in(index: Index, text: str, longest: int = 6) -> list[str]:
     """Entity keys written in the text that the index knows: document titles and graph names."""
-    tokens = entity_key(text).split()
     found: list[str] = []
-    for size in range(min(longest, len(tokens)), 0, -1):
-        for i in range(len(tokens) - size + 1):
-            gram = " ".join(tokens[i : i + size])
-            if len(gram) >= 3 and gram not in found and _display_name(index, gram):
-                found.append(gram)
+    for gram in word_runs(entity_key(text).split(), longest):
+        if len(gram) >= 3 and gram not in found and _display_name(index, gram):
+            found.append(gram)
     return found
 
 
@@ -295,12 +292,10 @@ def match_nodes(index: Index, query: str, tau: float = 0.7, k: int = 5) -> list[
     embedding cost; the whole query's vector, already cached by the hop's searches, finds the rest.
     """
     best: dict[str, float] = {}
-    words = _WORD.findall(query)
-    for size in range(min(_MAX_NAME_WORDS, len(words)), 0, -1):
-        for i in range(len(words) - size + 1):
-            node = index.graph.node_of(" ".join(words[i : i + size]))
-            if node and node not in best:
-                best[node] = 1.0
+    for run in word_runs(_WORD.findall(query), _MAX_NAME_WORDS):
+        node = index.graph.node_of(run)
+        if node and node not in best:
+            best[node] = 1.0
     for hit in index.vectors.search("entities", _query_vector(index, query), k):
         node = index.graph.node_of(hit.metadata.get("key", ""))
         if node and hit.score > tau and hit.score > best.get(node, 0.0):
@@ -331,9 +326,8 @@ def traverse_chains(
     A chain's similarity to the query is the mean cosine of its nodes' names to the query, read
     from vectors the graph already holds, so ranking thousands of candidates costs no embedding.
     """
-    g = index.graph.g
     starts = match_nodes(index, query, tau)
-    if not starts or g.number_of_edges() == 0:
+    if not starts or index.graph.edge_count() == 0:
         return []
     # Each candidate: its edges, and its nodes (distinct, as a walk never revisits one).
     paths: list[tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = []
@@ -385,10 +379,9 @@ def _chain(index: Index, path: list[tuple[str, str]], score: float) -> Chain:
     """Links in cause → effect order (a backward walk is read from its far cause forward)."""
     if len(path) > 1 and all(a[0] == b[1] for a, b in zip(path, path[1:], strict=False)):
         path = path[::-1]
-    g = index.graph.g
     links = []
     for head, tail in path:
-        attrs = g.edges[head, tail]
+        attrs = index.graph.edge(head, tail)
         links.append(
             ChainLink(
                 head=index.graph.names(head)[0],

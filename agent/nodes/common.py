@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -12,7 +11,7 @@ from pydantic import BaseModel
 
 from agent.answering import structured_call
 from agent.state import State
-from indexes.extraction import json_schema_format, token_usage
+from prompts.structured import json_schema_format, token_usage
 
 
 def message_text(content: Any) -> tuple[str, list[str]]:
@@ -58,14 +57,6 @@ def structured(model: BaseChatModel, schema: type[BaseModel], max_tokens: int) -
     return structured_call(
         model, json_schema_format(schema, {"items": 5, "chars": 200}), max_tokens
     )
-
-
-def parse_reply(reply: BaseMessage, schema: type[BaseModel]) -> Any:
-    """Validate a structured reply; raises ValueError when it does not fit the schema."""
-    try:
-        return schema.model_validate(json.loads(str(reply.content), strict=False))
-    except (json.JSONDecodeError, ValueError) as exc:
-        raise ValueError(f"{schema.__name__}: {exc}") from exc
 
 
 def usage_row(step: str, reply: BaseMessage) -> dict[str, int | str]:

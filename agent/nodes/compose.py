@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 
 from agent.answering import answer_from_passages, resolve_mode
 from agent.context import Context
-from agent.models import make_chat_model
+from agent.llm import make_chat_model
 from agent.nodes.common import usage_row
 from agent.resources import context_of, get_index
 from agent.state import Evidence, State

@@ -13,14 +13,14 @@ from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
 from agent.context import Context
-from agent.models import make_chat_model
-from agent.nodes.common import parse_reply, question_of, structured, usage_row
+from agent.llm import make_chat_model
+from agent.nodes.common import question_of, structured, usage_row
 from agent.resources import context_of
 from agent.state import MAX_HOPS, Hop, Plan, State
-from indexes.extraction import fence
 from indexes.lexical import tokenize
 from indexes.units import normalize
 from prompts import PLAN_SYSTEM, PLAN_USER
+from prompts.structured import fence, parse_reply
 
 _PLACEHOLDER = re.compile(r"#(\d+)")
 # A one-hop question is a sentence, not a label such as "most_famous_statute".

@@ -12,16 +12,16 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
 from agent.context import Context
-from agent.models import make_chat_model
-from agent.nodes.common import parse_reply, structured, usage_row
+from agent.llm import make_chat_model
+from agent.nodes.common import structured, usage_row
 from agent.nodes.compose import CHARS_PER_TOKEN
 from agent.resources import context_of, get_index
 from agent.state import Evidence, Hop, HopResult, HopTask
-from indexes.build import Index
-from indexes.extraction import fence
+from indexes.index import Index
 from indexes.lexical import tokenize
 from indexes.units import normalize
 from prompts import BRIDGE_SYSTEM, BRIDGE_USER
+from prompts.structured import fence, parse_reply
 from tools.retrieval import (
     Chain,
     PassageHit,
@@ -156,7 +156,7 @@ def bridge_messages(query: str, quotes: list[str]) -> list[BaseMessage]:
     ]
 
 
-def _bridge_value(
+def bridge_value(
     hop: Hop, query: str, evidence: list[Evidence], ctx: Context, usage: list[dict[str, Any]]
 ) -> str:
     """A short answer for dependents: the hop model's, if the sentences it read write it."""
@@ -236,7 +236,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     # A model's value is needed only where a dependent writes `#k`; structural bridge hops carry
     # their entity themselves, so a structural plan makes no bridge call (seconds on a small model).
     if task["has_dependents"] and task["plan_source"] == "model":
-        bridge = _bridge_value(hop, query, evidence, ctx, usage)
+        bridge = bridge_value(hop, query, evidence, ctx, usage)
     if not bridge and new_hops:
         bridge = new_hops[0].entity
     status: Literal["resolved", "unresolved"] = "resolved" if evidence else "unresolved"

@@ -20,14 +20,14 @@ from pydantic import BaseModel, Field
 from agent.answering import NOT_FOUND, structured_call
 from agent.candidates import expected_labels
 from agent.context import Context
-from agent.models import make_chat_model
-from agent.nodes.common import first_line, message_text, parse_reply, question_of, usage_row
+from agent.llm import make_chat_model
+from agent.nodes.common import first_line, message_text, question_of, usage_row
 from agent.resources import check_run, context_of
 from agent.state import State
-from indexes.extraction import fence, json_schema_format
 from indexes.nlp_extraction import load_pipeline
 from indexes.units import normalize
 from prompts import REFERENT_SYSTEM, REFERENT_USER
+from prompts.structured import fence, json_schema_format, parse_reply
 
 UNSURE = "unsure"
 # Pronouns that point back at a name; "I", "you", "we" are the speakers, "this" and "that" too

@@ -5,16 +5,18 @@ import sys
 
 import pytest
 
-from agent.models import make_chat_model, smollm2_path
-from indexes.build import Builder, IndexMismatchError
+from agent.llm import make_chat_model
+from agent.llm.llama_cpp import smollm2_path
+from indexes.build import Builder
 from indexes.documents import Document, make_passages
 from indexes.extraction import (
     EXTRACTION_LIMITS,
     ExtractionOutput,
     extract_passage,
     extraction_messages,
-    json_schema_format,
 )
+from indexes.index import IndexMismatchError
+from prompts.structured import json_schema_format
 from tests.conftest import SAMPLE_DOCS
 from tests.integration.servers import free_port, running
 from tests.unit.test_build import DOCS
@@ -76,7 +78,7 @@ def test_two_indexes_on_one_chroma_server_keep_their_own_records(
 def test_an_older_index_on_a_server_is_refused_until_migrated(
     tmp_path, open_index, capsys, chroma_port
 ):
-    from agent.cli import main
+    from resin_cli import main
     from tests.unit.test_stores import make_legacy
 
     server = {"chroma_host": "127.0.0.1", "chroma_port": chroma_port}
@@ -147,8 +149,8 @@ def test_embedded_smollm2_gives_schema_valid_units():
 def test_a_chroma_server_gone_mid_index_is_one_clear_line_and_the_rerun_resumes(
     tmp_path, open_index, capsys
 ):
-    from agent.cli import main
     from indexes.stores import StoreError
+    from resin_cli import main
 
     chroma = shutil.which("chroma") or str(sys.prefix) + "/bin/chroma"
     port = free_port()

@@ -2,9 +2,9 @@
 
 import pytest
 
-from agent.models import make_chat_model
+from agent.llm import make_chat_model
 from evals.crash import run_trials, snapshot
-from evals.doctor import FaultyServer
+from evals.faults import FaultyServer
 from indexes.build import Builder
 from indexes.documents import Document
 

@@ -8,8 +8,9 @@ from agent.context import Context
 from agent.graph import graph
 from agent.resources import forget_indexes
 from evals.bench_answer import repeats
-from indexes.build import Builder, Index, IndexConfig
+from indexes.build import Builder
 from indexes.documents import load_documents
+from indexes.index import open_index
 from indexes.units import normalize
 from tests.conftest import SAMPLE_DOCS
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def structural_index(tmp_path_factory, embedder):
     path = tmp_path_factory.mktemp("e2e") / "index"
-    index = Index(IndexConfig(path=path), embedder)
+    index = open_index(path, embedder, create=True)
     docs, _ = load_documents([SAMPLE_DOCS])
     Builder(index, None).run(docs)  # structural index: the agent's model is what this test runs
     index.close()

@@ -13,16 +13,11 @@ import pytest
 
 from agent.context import Context
 from agent.graph import builder
-from agent.models import (
-    ModelBackendError,
-    ScriptedChatModel,
-    heuristic_reply,
-    make_chat_model,
-    register_chat_model,
-)
+from agent.llm import ModelBackendError, make_chat_model, register_chat_model
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.resources import forget_indexes
 from evals.crash import compare, snapshot
-from evals.doctor import FAULT_MODES, FaultyServer, fault_documents
+from evals.faults import FAULT_MODES, FaultyServer, fault_documents
 from indexes.build import Builder
 from indexes.documents import make_passages
 from indexes.extraction import extract_passage
@@ -118,10 +113,10 @@ def test_a_transient_fault_is_absorbed_by_a_retry(server, open_index):
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, embedder):
     """The index a fault-free build leaves (through the same server, same model name)."""
-    from indexes.build import Index, IndexConfig
+    from indexes.index import open_index
 
     with FaultyServer() as s:
-        index = Index(IndexConfig(path=tmp_path_factory.mktemp("ref") / "index"), embedder)
+        index = open_index(tmp_path_factory.mktemp("ref") / "index", embedder, create=True)
         Builder(index, model_for(s)).run(DOCS)
         expected = snapshot(index)
         index.close()

@@ -6,7 +6,7 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from agent.answering import choice_format, structured_call
-from agent.models import ChatLlamaCpp, _load_llama, smollm2_path
+from agent.llm.llama_cpp import ChatLlamaCpp, load_llama, smollm2_path
 from prompts import ANSWER_CHOICE_SYSTEM, ANSWER_CHOICE_USER, PLAN_SYSTEM, PLAN_USER
 
 pytestmark = pytest.mark.slow
@@ -52,7 +52,7 @@ def test_the_second_call_reads_the_system_prompt_from_the_cache_after_another_pr
 def system_tokens(model: ChatLlamaCpp) -> int:
     """Tokens of the answer prompt's system turn, in SmolLM2's chat template."""
     turn = f"<|im_start|>system\n{ANSWER_CHOICE_SYSTEM}<|im_end|>\n".encode()
-    llama = _load_llama(model.model_path, model.n_ctx)
+    llama = load_llama(model.model_path, model.n_ctx)
     return len(llama.tokenize(turn, add_bos=False, special=True))
 
 

@@ -83,9 +83,7 @@ def check_turn(seen: dict, question: str) -> tuple[str, set[str], list[str]]:
 def test_resin_as_a_subgraph_of_a_chat_agent(sample_index):
     app = chat_agent()
     config = {"configurable": {"thread_id": f"chat-{uuid.uuid4()}"}}
-    context = Context(
-        plan_model="fake", hop_model="fake", compose_model="fake", index_path=str(sample_index)
-    )
+    context = Context.one_model("fake", index_path=str(sample_index))
 
     # as LangChain 1.x chat clients send it: content blocks, not a string
     first = turn(app, [{"type": "text", "text": FIRST}], config, context)
@@ -117,9 +115,7 @@ def test_resin_as_a_subgraph_of_a_chat_agent(sample_index):
 def test_a_follow_up_through_the_subgraph_is_read_with_the_parent_s_thread(sample_index):
     app = chat_agent()
     config = {"configurable": {"thread_id": f"chat-{uuid.uuid4()}"}}
-    context = Context(
-        plan_model="fake", hop_model="fake", compose_model="fake", index_path=str(sample_index)
-    )
+    context = Context.one_model("fake", index_path=str(sample_index))
     turn(app, "Who designed the Orrin Dam?", config, context)
     answer = app.get_state(config).values["messages"][-1].content.splitlines()[0]
     seen = turn(app, "Where was she born?", config, context)

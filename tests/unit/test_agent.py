@@ -6,7 +6,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.context import Context
 from agent.graph import builder
-from agent.models import ScriptedChatModel, register_chat_model
+from agent.llm import register_chat_model
+from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.dispatch import route_hops
 from agent.nodes.plan import PlanError, validate_plan
 from agent.state import Hop, HopResult, Plan

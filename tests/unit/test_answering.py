@@ -19,7 +19,7 @@ from agent.candidates import (
     question_options,
     with_options,
 )
-from agent.models import ScriptedChatModel, heuristic_reply
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from indexes.documents import Document, make_passages
 
 DOCS = {

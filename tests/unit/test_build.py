@@ -2,10 +2,11 @@ import json
 
 import pytest
 
-from agent.models import ScriptedChatModel, heuristic_reply
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from evals.crash import snapshot
-from indexes.build import Builder, IndexMismatchError
+from indexes.build import Builder
 from indexes.documents import Document, load_documents
+from indexes.index import IndexMismatchError
 from indexes.units import entity_key
 from tests.conftest import SAMPLE_DOCS
 
@@ -172,10 +173,10 @@ def test_opening_with_another_embedder_is_a_clear_error(open_index, embedder, tm
         def embed_documents(self, texts):
             return embedder.embed_documents(texts)
 
-    from indexes.build import Index, IndexConfig
+    from indexes.index import open_index
 
     with pytest.raises(IndexMismatchError, match="some-other-embedder"):
-        Index(IndexConfig(path=tmp_path / "index"), Other())
+        open_index(tmp_path / "index", Other(), create=True)
 
 
 def test_switching_the_extraction_model_replaces_units_everywhere(

@@ -6,12 +6,8 @@ import pytest
 
 from agent.context import Context
 from agent.graph import graph
-from agent.models import (
-    ModelBackendError,
-    ModelSpecError,
-    ScriptedChatModel,
-    register_chat_model,
-)
+from agent.llm import ModelBackendError, ModelSpecError, register_chat_model
+from agent.llm.scripted import ScriptedChatModel
 from tests.integration.servers import free_port
 
 
@@ -81,7 +77,7 @@ def test_a_failing_plan_model_is_reported_in_the_output_and_the_stream(sample_in
 
 
 def test_the_cli_says_a_plan_model_failed_on_stderr(sample_index, capsys):
-    from agent.cli import main
+    from resin_cli import main
 
     def respond(messages, kwargs):
         if kwargs["response_format"]["json_schema"]["name"] == "Plan":

@@ -11,7 +11,7 @@ from tools.retrieval import Chain, ChainLink
 
 
 def test_stats_lists_the_document_ids_delete_needs(sample_index, capsys):
-    from agent.cli import main
+    from resin_cli import main
 
     assert main(["stats", "--index", str(sample_index)]) == 0
     out = capsys.readouterr().out
@@ -20,11 +20,9 @@ def test_stats_lists_the_document_ids_delete_needs(sample_index, capsys):
 
 
 def test_the_plan_line_counts_the_hops_that_run(sample_index, capsys):
-    from agent.cli import stream_answer
+    from resin_cli import stream_answer
 
-    ctx = Context(
-        plan_model="auto", hop_model="fake", compose_model="fake", index_path=str(sample_index)
-    )
+    ctx = Context.one_model("fake", plan_model="auto", index_path=str(sample_index))
     state = stream_answer(
         graph, {"question": "In which port was the designer of the Orrin Dam born?"}, ctx
     )
@@ -54,7 +52,7 @@ def test_the_chain_drawing_has_each_edge_once():
 
 def test_loading_the_embedder_draws_no_progress_bar():
     root = Path(__file__).resolve().parents[2]
-    code = "from agent.models import make_embedder; make_embedder().embed_query('x')"
+    code = "from indexes.embeddings import make_embedder; make_embedder().embed_query('x')"
     run = subprocess.run(
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
     )

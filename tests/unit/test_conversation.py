@@ -7,7 +7,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.context import Context
 from agent.graph import builder
-from agent.models import ScriptedChatModel, register_chat_model
+from agent.llm import register_chat_model
+from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.rewrite import previous_turn, standalone
 
 FIRST = "Who designed the Orrin Dam?"
@@ -114,7 +115,7 @@ def test_chat_resumes_a_thread_showing_its_last_turns(sample_index, monkeypatch,
     import io
     import shutil
 
-    from agent.cli import main
+    from resin_cli import main
 
     index = tmp_path / "index"
     shutil.copytree(sample_index, index)

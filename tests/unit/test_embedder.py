@@ -1,8 +1,7 @@
 import numpy as np
 import pytest
 
-from agent.models import minilm_path
-from agent.onnx_embed import load_onnx_encoder
+from indexes.embeddings import load_onnx_encoder, minilm_path
 
 TEXTS = [
     "Who designed the Orrin Dam?",

@@ -379,7 +379,7 @@ def test_loaders_on_the_shared_data():
 
 
 def test_an_unfinished_run_is_compared_on_the_questions_every_system_answered():
-    from evals.runner import paired
+    from evals.report import paired
 
     def row(qid, f1, error=""):
         return {
@@ -403,10 +403,10 @@ def test_an_unfinished_run_is_compared_on_the_questions_every_system_answered():
 
 
 def test_read_f1_scores_the_answer_with_its_supporting_sentences_not_the_sources():
-    from agent.models import make_embedder
     from evals.data import Question
     from evals.runner import Corpus, score
     from evals.systems import Outcome
+    from indexes.embeddings import make_embedder
 
     gold = "Silverfin stop spawning when the river water rises above 18 degrees in summer"
     message = (

@@ -1,6 +1,6 @@
 import json
 
-from agent.models import ScriptedChatModel
+from agent.llm.scripted import ScriptedChatModel
 from indexes.documents import Document, make_passages
 from indexes.extraction import ExtractionOutput, extract_passage, match_sentences
 from tests.conftest import units_json

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent.answering import NOT_FOUND, answer_from_passages, cut_repetition, render_passages
-from agent.models import ScriptedChatModel
-from evals.doctor import fence_breaks, fenced_bodies, grounding_violations
-from indexes.build import Builder, Index, IndexConfig
+from agent.llm.scripted import ScriptedChatModel
+from evals.hostile import fence_breaks, fenced_bodies, grounding_violations
+from indexes.build import Builder
 from indexes.documents import (
     MAX_SENTENCE_CHARS,
     Document,
@@ -31,6 +31,7 @@ from indexes.documents import (
     split_sentences,
 )
 from indexes.extraction import MAX_UNITS_PER_PASSAGE, extract_passage, extraction_messages
+from indexes.index import open_index
 from indexes.units import UNIT_KINDS
 
 FUZZ = settings(
@@ -196,7 +197,7 @@ def test_a_passage_with_tags_is_fenced_and_its_quotes_still_ground():
     assert fence_breaks(prompt, "passage", 1) == 0
     assert "&lt;/passage&gt;" in prompt and 'title="Tags &quot;quoted&quot; &lt;i&gt;"' in prompt
     # a model copying the fenced text (entities and all) still grounds in the original sentence
-    from agent.models import heuristic_reply
+    from agent.llm.scripted import heuristic_reply
 
     result = extract_passage(ScriptedChatModel(responder=heuristic_reply), passage)
     assert result.ok and result.units
@@ -322,7 +323,7 @@ class HashEmbedder:
 
 @pytest.fixture(scope="module")
 def fuzz_index(tmp_path_factory):
-    index = Index(IndexConfig(path=tmp_path_factory.mktemp("fuzz") / "index"), HashEmbedder())
+    index = open_index(tmp_path_factory.mktemp("fuzz") / "index", HashEmbedder(), create=True)
     yield index
     index.close()
 

@@ -5,17 +5,18 @@ import re
 
 import pytest
 
-from agent.cli import main
 from agent.context import Context
-from agent.models import ScriptedChatModel, register_chat_model
+from agent.llm import register_chat_model
+from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.plan import EMBEDDED_VALID_PLANS, planner
 from agent.nodes.resolve_hop import (
     BRIDGE_PROMPT_TOKENS,
-    _bridge_value,
     bridge_evidence,
     bridge_messages,
+    bridge_value,
 )
 from agent.state import Evidence, Hop
+from resin_cli import main
 from tests.unit.test_agent import QUESTION, scripted
 
 # A registered name that reads as a local GGUF: `auto` must plan structurally for it.
@@ -109,7 +110,7 @@ def smollm2_tokens(text: str) -> int:
     """Tokens of `text` by the embedded model's own tokenizer (its vocabulary alone is loaded)."""
     from llama_cpp import Llama
 
-    from agent.models import smollm2_path
+    from agent.llm.llama_cpp import smollm2_path
 
     vocab = Llama(model_path=str(smollm2_path()), vocab_only=True, verbose=False)
     return len(vocab.tokenize(text.encode(), add_bos=False))
@@ -141,7 +142,7 @@ def test_the_bridge_call_reads_the_sentences_that_matter_within_its_token_budget
     register_chat_model("scripted-bridge", model)
     usage: list = []
     ctx = Context(hop_model="scripted-bridge")
-    assert _bridge_value(Hop(id=1, question=query), query, held, ctx, usage) == "Hessa Varn"
+    assert bridge_value(Hop(id=1, question=query), query, held, ctx, usage) == "Hessa Varn"
     messages = model.calls[-1][0]
     prompt = "\n".join(str(m.content) for m in messages)
     assert smollm2_tokens(prompt) <= BRIDGE_PROMPT_TOKENS
@@ -165,8 +166,8 @@ def test_a_structured_call_falls_back_to_json_object_when_a_server_refuses_json_
     from langchain_core.messages import HumanMessage
 
     from agent.answering import choice_format, structured_call
-    from agent.models import make_chat_model
-    from evals.doctor import FaultyServer
+    from agent.llm import make_chat_model
+    from evals.faults import FaultyServer
 
     with FaultyServer() as server:
         server.refuse_json_schema = True

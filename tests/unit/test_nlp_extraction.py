@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from agent.models import ScriptedChatModel
+from agent.llm.scripted import ScriptedChatModel
 from indexes.build import Builder
 from indexes.documents import Document, Passage, Sentence, load_documents, make_passages
 from indexes.nlp_extraction import INSTALL_HINT, NlpUnavailableError, load_pipeline
@@ -226,7 +226,7 @@ def test_unreadable_document_loses_nothing_indexed(open_index, nlp_extractor):
 
 
 def test_cli_indexes_with_the_parser_by_default(tmp_path, capsys):
-    from agent.cli import main
+    from resin_cli import main
 
     assert main(["index", str(SAMPLE_DOCS), "--index", str(tmp_path / "ix")]) == 0
     out = capsys.readouterr().out

@@ -23,27 +23,30 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.context import Context
 from agent.graph import builder, graph
-from agent.models import ScriptedChatModel, heuristic_reply, register_chat_model
-from agent.nodes.resolve_hop import _bridge_value
+from agent.llm import register_chat_model
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
+from agent.nodes.resolve_hop import bridge_value
 from agent.resources import forget_indexes, get_index
 from agent.state import Evidence, Hop
 from evals.doctor import (
-    HOSTILE_DOCS,
-    HOSTILE_MARKERS,
-    _fds,
-    _rss_mb,
     build_sample_index,
     concurrent_questions,
-    fence_breaks,
-    fenced_bodies,
-    hostile_questions,
     leaks,
+    open_files,
     register,
+    rss_mb,
     run,
     run_concurrently,
     run_doctor,
-    schema_of,
     write_bad_inputs,
+)
+from evals.hostile import (
+    HOSTILE_DOCS,
+    HOSTILE_MARKERS,
+    fence_breaks,
+    fenced_bodies,
+    hostile_questions,
+    schema_of,
 )
 from indexes.build import Builder
 from indexes.documents import Document, load_documents, make_passages, split_sentences
@@ -203,7 +206,7 @@ def test_bridge_prompt_fences_hostile_evidence(sample_index):
         )
         for i, q in enumerate(quotes)
     ]
-    _bridge_value(
+    bridge_value(
         Hop(id=1, question="Who?"), "Who?", evidence, context_for(sample_index, "bridge"), []
     )
     prompt = str(model.calls[-1][0][-1].content)
@@ -374,7 +377,7 @@ def test_twenty_questions_at_once_complete_without_crosstalk(sample_index):
 
     reference = {q: run_concurrently(sample_index, [q], "echo", 1)[0] for q in questions}
     gc.collect()
-    rss = [_rss_mb()]
+    rss = [rss_mb()]
     for _ in range(3):
         outs = run_concurrently(sample_index, questions, "echo", 20)
         for question, out in zip(questions, outs, strict=True):
@@ -383,7 +386,7 @@ def test_twenty_questions_at_once_complete_without_crosstalk(sample_index):
             assert {e.id for e in out["evidence"]} == {e.id for e in ref["evidence"]}
             assert out["answer"] == ref["answer"] and out["sources"] == ref["sources"]
         gc.collect()
-        rss.append(_rss_mb())
+        rss.append(rss_mb())
     distinct = {frozenset(e.id for e in out["evidence"]) for out in reference.values()}
     assert len(distinct) >= 15  # question-specific evidence, not one shared buffer
     assert max(rss[1:]) - rss[1] < 50, rss  # MB: flat across rounds
@@ -394,13 +397,13 @@ def test_open_files_stay_flat_across_rounds(sample_index):
     register_chat_model("echo", ScriptedChatModel(responder=heuristic_reply))
     questions = concurrent_questions(20)
     run_concurrently(sample_index, questions, "echo", 20)
-    before = _fds()
+    before = open_files()
     for _ in range(3):
         run_concurrently(sample_index, questions, "echo", 20)
     # A finished thread's SQLite connection (db, -wal, -shm) closes when the next one opens, so up
     # to one round's worth may still be open at the end; the leak this guards against grew by
     # about 80 descriptors every round, i.e. 240 over these three.
-    assert _fds() - before < 60
+    assert open_files() - before < 60
 
 
 # --- resin doctor -------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ import pytest
 from agent.context import Context
 from agent.graph import graph
 from agent.resources import forget_indexes
-from indexes.build import Builder, IndexNotFoundError
+from indexes.build import Builder
+from indexes.index import IndexNotFoundError
 from indexes.stores import COLLECTIONS, StoreMissingError, collection_names
 from tests.unit.test_build import DOCS
 
@@ -65,7 +66,7 @@ def test_the_graph_refuses_a_mistyped_index_path_naming_where_it_looked(tmp_path
 
     monkeypatch.setattr(resources, "START_DIR", tmp_path)
     forget_indexes()
-    ctx = Context(plan_model="fake", hop_model="fake", compose_model="fake", index_path="typo")
+    ctx = Context.one_model("fake", index_path="typo")
     with pytest.raises(IndexNotFoundError) as failure:
         graph.invoke({"question": "Who designed the Orrin Dam?"}, context=ctx)
     assert f"no resin index at {tmp_path / 'typo'} ('typo' taken from {tmp_path})" in str(
@@ -79,7 +80,7 @@ def test_cli_readers_name_the_missing_index_and_make_no_folder(
     tmp_path, monkeypatch, capsys, command
 ):
     from agent import resources
-    from agent.cli import main
+    from resin_cli import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(resources, "START_DIR", tmp_path)

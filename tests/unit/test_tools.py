@@ -1,4 +1,4 @@
-from agent.models import ScriptedChatModel, heuristic_reply
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from indexes.build import Builder
 from tests.unit.test_build import DOCS
 from tools import make_tools

@@ -1,4 +1,9 @@
-"""The `resin` command: index documents, inspect the index, ask questions, run evaluations."""
+"""The `resin` command: index documents, inspect the index, ask questions, run evaluations.
+
+The one CLI module, above every package: it imports the agent, the index and evals, and none of
+them imports it. `resin eval` and `resin doctor` are registered from evals/ (`evals.cli.register`,
+`evals.doctor.register`).
+"""
 
 from __future__ import annotations
 
@@ -12,15 +17,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from agent import SAMPLE_DIR
 from indexes.documents import DEFAULT_PASSAGE_CHARS
+from indexes.graph import DEFAULT_MERGE_THRESHOLD
 
 # Offline by default: no telemetry, no hub look-ups.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
-
-SAMPLE_DIR = Path(__file__).parent / "sample"
 
 
 def _add_index_args(parser: argparse.ArgumentParser) -> None:
@@ -32,20 +37,43 @@ def _add_index_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chroma-port", type=int, default=8000, help="Chroma server port")
 
 
-def open_index(
+def _add_passage_chars_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--passage-chars",
+        type=int,
+        default=DEFAULT_PASSAGE_CHARS,
+        help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
+    )
+
+
+def _add_merge_threshold_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--merge-threshold",
+        type=float,
+        default=DEFAULT_MERGE_THRESHOLD,
+        help="embedding cosine at which two entity names merge into one graph node "
+        f"(default {DEFAULT_MERGE_THRESHOLD})",
+    )
+
+
+def index_of(
     args: argparse.Namespace, create: bool = False, migrate: bool = False, **overrides: Any
 ) -> Any:
     """Open the index the arguments name (the embedder is loaded once per process).
 
     Only `resin index` creates one (`create`): a mistyped --index elsewhere is an error.
     """
-    from agent.models import make_embedder
-    from indexes.build import Index, IndexConfig
+    from indexes.index import open_index
 
-    config = IndexConfig(
-        path=args.index, chroma_host=args.chroma_host, chroma_port=args.chroma_port, **overrides
+    return open_index(
+        args.index,
+        args.embedder,
+        create=create,
+        migrate=migrate,
+        chroma_host=args.chroma_host,
+        chroma_port=args.chroma_port,
+        **overrides,
     )
-    return Index(config, make_embedder(args.embedder), create=create, migrate=migrate)
 
 
 def _progress_bar(desc: str) -> Any:
@@ -80,11 +108,11 @@ def _progress_bar(desc: str) -> Any:
 
 def cmd_index(args: argparse.Namespace) -> int:
     """Add, replace or delete documents."""
-    from agent.models import default_concurrency, make_chat_model
+    from agent.llm import default_concurrency, make_chat_model
     from indexes.build import Builder, extractors
     from indexes.documents import load_documents
 
-    index = open_index(
+    index = index_of(
         args,
         create=True,
         migrate=getattr(args, "migrate", False),
@@ -150,7 +178,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     """Print what the index holds."""
-    index = open_index(args)
+    index = index_of(args)
     try:
         figures = index.stats()
     finally:
@@ -369,24 +397,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_concurrency_arg(parser: argparse.ArgumentParser) -> None:
-    """`--concurrency N`: model requests kept in flight."""
-    parser.add_argument(
-        "--concurrency",
-        type=_positive,
-        default=None,
-        metavar="N",
-        help="model requests in flight at once (default 8 for openai: specs, 1 in-process)",
-    )
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def _add_model_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model", default=None, help="model spec for every step (default: embedded)"
@@ -422,7 +432,12 @@ def _add_extract_arg(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    parser = argparse.ArgumentParser(prog="resin", description=__doc__)
+    from evals.cli import add_concurrency_arg
+
+    parser = argparse.ArgumentParser(
+        prog="resin",
+        description=(__doc__ or "").split("\n\n")[0],
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser(
@@ -434,12 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", default=None, help="extraction model spec (default: embedded SmolLM2)"
     )
     _add_extract_arg(p)
-    p.add_argument(
-        "--passage-chars",
-        type=int,
-        default=DEFAULT_PASSAGE_CHARS,
-        help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
-    )
+    _add_passage_chars_arg(p)
     p.add_argument("--delete", action="append", metavar="DOC_ID", help="remove a document")
     p.add_argument(
         "--migrate",
@@ -447,12 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="move an index built before per-index collections into its own on a Chroma server",
     )
     add_concurrency_arg(p)
-    p.add_argument(
-        "--merge-threshold",
-        type=float,
-        default=0.85,
-        help="embedding cosine at which two entity names merge into one graph node",
-    )
+    _add_merge_threshold_arg(p)
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("stats", help="show what the index holds")
@@ -479,13 +484,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="index the bundled sample corpus and answer its questions")
     _add_index_args(p)
     _add_model_args(p)
-    p.add_argument(
-        "--passage-chars",
-        type=int,
-        default=DEFAULT_PASSAGE_CHARS,
-        help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
-    )
-    p.add_argument("--merge-threshold", type=float, default=0.85, help="entity merge cosine")
+    _add_passage_chars_arg(p)
+    _add_merge_threshold_arg(p)
     _add_extract_arg(p)
     p.add_argument("--questions", type=int, default=3, help="how many sample questions to answer")
     p.set_defaults(func=cmd_demo)
@@ -500,9 +500,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `resin` console script."""
-    from agent.models import ModelBackendError
-    from indexes.build import IndexMismatchError, IndexNotFoundError
+    from agent.llm import ModelBackendError
     from indexes.documents import DocumentError
+    from indexes.index import IndexMismatchError, IndexNotFoundError
     from indexes.nlp_extraction import NlpUnavailableError
     from indexes.stores import StoreError, StoreMissingError, store_failure
 

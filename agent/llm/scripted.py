@@ -1,0 +1,153 @@
+"""A deterministic scripted chat model for tests and benchmarks (the ``fake`` spec).
+
+`ScriptedChatModel` replies from a list or a function of the prompt and records every call;
+`heuristic_reply` is the rule-based function behind ``fake``. Tests register their own scripts
+under a spec name with `agent.llm.registered_chat_model` (or `register_chat_model` and
+`unregister_chat_model`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import ConfigDict
+
+Responder = Callable[[list[BaseMessage], dict[str, Any]], str]
+
+
+class ScriptedChatModel(BaseChatModel):
+    """A deterministic chat model for tests: replies come from a list or a function of the prompt.
+
+    Every call is recorded in ``calls`` (messages and bound kwargs), so tests can assert on prompts.
+    """
+
+    # Plain defaults (pydantic copies them per instance), not default_factory: LangChain reprs
+    # the model on every call, and a factory makes pydantic inspect its signature (~1.5 ms).
+    responses: list[str] = []
+    responder: Responder | None = None
+    calls: list[tuple[list[BaseMessage], dict[str, Any]]] = []
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    @property
+    def model_id(self) -> str:
+        """Scripted models share one cache identity."""
+        return "fake"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
+        """Tools are called by the graph's own logic, so binding them changes nothing."""
+        return self
+
+    def _reply(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
+        self.calls.append((list(messages), dict(kwargs)))
+        if self.responses:
+            return self.responses.pop(0)
+        if self.responder is None:
+            raise RuntimeError("ScriptedChatModel ran out of responses")
+        return self.responder(messages, kwargs)
+
+    @staticmethod
+    def _usage(messages: list[BaseMessage], text: str) -> UsageMetadata:
+        prompt = sum(len(str(m.content).split()) for m in messages)
+        completion = len(text.split())
+        return {
+            "input_tokens": prompt,
+            "output_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        text = self._reply(messages, kwargs)
+        message = AIMessage(content=text, usage_metadata=self._usage(messages, text))
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        text = self._reply(messages, kwargs)
+        for piece in re.findall(r"\S+\s*|\s+", text):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            if run_manager:
+                run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk
+        usage = self._usage(messages, text)
+        yield ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=usage))
+
+
+_CAPITALIZED = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'-]*)*")
+
+
+def heuristic_reply(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
+    """The ``fake`` model: rule-based answers shaped by the schema bound to the call.
+
+    Extraction gets one relation per sentence between its first two capitalized names (or an
+    entity-fact), which gives benchmarks a realistic unit and edge count with no model time.
+    """
+    schema = ((kwargs.get("response_format") or {}).get("json_schema") or {}).get("name")
+    prompt = str(messages[-1].content)
+    if schema == "ExtractionOutput":
+        body = re.search(r"<passage[^>]*>\n(.*)\n</passage>", prompt, re.S)
+        from indexes.documents import split_sentences
+
+        units = []
+        for sentence in split_sentences(body.group(1) if body else prompt):
+            names = [n for n in _CAPITALIZED.findall(sentence) if len(n) > 2]
+            if len(names) >= 2 and names[0] != names[1]:
+                units.append(
+                    {
+                        "kind": "relation",
+                        "subject": names[0],
+                        "predicate": "related to",
+                        "object": names[1],
+                        "quote": sentence,
+                    }
+                )
+            elif names:
+                words = sentence.rstrip(".").split()
+                units.append(
+                    {
+                        "kind": "entity-fact",
+                        "subject": names[0],
+                        "predicate": "is described as",
+                        "object": " ".join(words[-3:]),
+                        "quote": sentence,
+                    }
+                )
+        return json.dumps({"units": units})
+    if schema == "Referent":  # the first name offered: the previous answer, when it agrees
+        enum = kwargs["response_format"]["json_schema"]["schema"]["properties"]["name"]["enum"]
+        return json.dumps({"name": enum[0]})
+    if schema == "ShortAnswer":  # the first choice (the best-ranked candidate), or a name
+        body = kwargs["response_format"]["json_schema"]["schema"]["properties"]["answer"]
+        names = _CAPITALIZED.findall(prompt.rpartition("<question>")[0])
+        return json.dumps({"answer": (body.get("enum") or names or ["not found"])[0]})
+    if schema:
+        return "{}"
+    # Free text: the first sentence of the first passage, cited; or of the prompt's text.
+    passage = re.search(r"<passage[^>]*>([^<]*)</passage>", prompt)
+    source = passage.group(1) if passage else prompt
+    first = re.search(r"[A-Z][^.\n]{10,200}\.", source)
+    if not first:
+        return "I could not find the answer."
+    return f"{first.group(0)} [1]" if passage else first.group(0)
