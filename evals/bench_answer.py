@@ -24,9 +24,9 @@ from agent.context import Context
 from agent.graph import graph
 from agent.llm import make_chat_model
 from agent.resources import get_index
-from indexes.build import Builder, Index, IndexConfig
+from indexes.build import Builder
 from indexes.documents import load_documents
-from indexes.embeddings import make_embedder
+from indexes.index import open_index
 from indexes.nlp_extraction import load_pipeline
 from indexes.units import normalize
 
@@ -75,7 +75,7 @@ def main() -> None:
     ctx = Context(index_path=str(args.index), compose_model=args.model, hop_model=args.model)
     if not (args.index / "manifest.json").exists():  # only a build creates an index
         docs, _ = load_documents([SAMPLE / "docs"])
-        Builder(Index(IndexConfig(path=args.index), make_embedder()), None).run(docs)
+        Builder(open_index(args.index, create=True), None).run(docs)
     get_index(ctx)
     items = [
         json.loads(line)
