@@ -362,7 +362,14 @@ def answer_from_passages(
     if not picked or normalize(picked) in ("", normalize(NOT_FOUND_CHOICE)):
         out.notes.append("the model found no answer in the passages")
         return out
-    chosen = supporting(picked, question, passages)
+    if cands and cands[0].label == "COMPARED":  # the sentences whose years were compared
+        ids = [c.sentences[0] for c in cands]
+        chosen = sorted(
+            (item for item in _sentences(passages) if item[1].id in ids),
+            key=lambda item: ids.index(item[1].id),
+        )
+    else:
+        chosen = supporting(picked, question, passages)
     if not chosen and options:  # an option the user listed: the sentence that best supports it
         best = next((c.sentences[:1] for c in cands if c.text == picked), [])
         chosen = [item for item in _sentences(passages) if item[1].id in best]

@@ -401,8 +401,10 @@ def _fit(label: str, wanted: frozenset[str]) -> float:
     return {"NP": 1.0, "TITLE": 1.5, "NAME": 1.5, "PROPN": 1.5}.get(label, 1.0)
 
 
-def _option_years(option: str, main: frozenset[str], passages: Sequence[Passage]) -> list[int]:
-    """The years of the first sentence naming an option, the one beside the question's verb first.
+def _option_years(
+    option: str, main: frozenset[str], passages: Sequence[Passage]
+) -> tuple[list[int], str]:
+    """The years of the first sentence naming an option, and that sentence's id.
 
     "Who was born first, A or B?": A's page writes "A (born 12 May 1950) …"; "Which was founded
     first …": "B was founded in 1818 …". The year written nearest a question word ("born",
@@ -418,8 +420,8 @@ def _option_years(option: str, main: frozenset[str], passages: Sequence[Passage]
             years = [int(y) for y in _YEAR.findall(sentence.text)]
             if years:
                 near = [y for y in years if main & _around(sentence.text, str(y), 6)]
-                return near[:1] + [y for y in years if y not in near[:1]]
-    return []
+                return near[:1] + [y for y in years if y not in near[:1]], sentence.id
+    return [], ""
 
 
 def compared(question: str, options: Sequence[str], passages: Sequence[Passage]) -> list[Candidate]:
@@ -438,7 +440,8 @@ def compared(question: str, options: Sequence[str], passages: Sequence[Passage])
     else:
         return []
     main = question_parts(question)[0]
-    years = [_option_years(o, main, passages) for o in options]
+    found = [_option_years(o, main, passages) for o in options]
+    years = [y for y, _ in found]
     if measure == "span":  # "(9 April 1948 – 15 April 1989)"
         years = [sorted(y[:2]) for y in years]
         values = [y[1] - y[0] if len(y) > 1 else None for y in years]
@@ -449,6 +452,8 @@ def compared(question: str, options: Sequence[str], passages: Sequence[Passage])
         return []
     pick = known.index((max if measure in ("span", "last") else min)(known))
     ranked = _mentioned(options, passages, "OPTION")
+    for candidate, (_, sentence_id) in zip(ranked, found, strict=True):
+        candidate.sentences = [sentence_id]  # the sentence whose year was compared
     ranked[pick].label, ranked[pick].score = "COMPARED", float("inf")
     return sorted(ranked, key=lambda c: c.label != "COMPARED")
 

@@ -1,6 +1,7 @@
 """The answer step: grounded candidates, the model's pick, supporting sentences, loop guard."""
 
 import json
+import re
 
 import pytest
 
@@ -196,6 +197,9 @@ def test_a_date_comparison_is_computed_from_the_years_without_a_model_call(quest
     # both options' sentences are cited: the comparison rests on both
     cited = " ".join(s["sentence"] for s in answer.sources)
     assert all(name in cited for name in question_options(question))
+    assert len(answer.sources) == 2 and all(  # the sentences whose years were compared
+        re.search(r"\b1[89]\d\d\b", s["sentence"]) for s in answer.sources
+    )
 
 
 def test_a_comparison_the_passages_cannot_settle_is_left_to_the_model():
