@@ -33,12 +33,7 @@ def scripted(plan=None, bridge=None, answer="Caldmere"):
 def compiled(sample_index, model):
     """The graph with its own saver, every step on the scripted `model`."""
     register_chat_model("scripted", model)
-    ctx = Context(
-        plan_model="scripted",
-        hop_model="scripted",
-        compose_model="scripted",
-        index_path=str(sample_index),
-    )
+    ctx = Context.one_model("scripted", index_path=str(sample_index))
     return builder.compile(checkpointer=InMemorySaver()), ctx
 
 

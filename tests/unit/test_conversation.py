@@ -36,12 +36,7 @@ def scripted_turns(referent: str | None = None) -> ScriptedChatModel:
 
 def two_turns(sample_index, model, follow_up=FOLLOW_UP):
     register_chat_model("conversation", model)
-    ctx = Context(
-        plan_model="auto",
-        hop_model="conversation",
-        compose_model="conversation",
-        index_path=str(sample_index),
-    )
+    ctx = Context.one_model("conversation", plan_model="auto", index_path=str(sample_index))
     graph = builder.compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "talk"}}
     turns = []
