@@ -1,28 +1,29 @@
 """OpenAI-compatible chat models (``openai:`` specs) with a bounded retry loop.
 
 OpenAI-compatible servers get RESIN_MODEL_TIMEOUT seconds per try (default 120) and
-RESIN_MODEL_RETRIES retries with exponential backoff (default 2); a server that still fails
-raises `ModelBackendError` naming the server and the cause. A server that refuses ``json_schema``
+RESIN_MODEL_RETRIES retries with exponential backoff (default 2, tenacity's loop); a server that
+still fails raises `ModelBackendError` naming the server and the cause. A server that refuses ``json_schema``
 (llama.cpp's) gets ``json_object`` + schema from then on.
 """
 
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from pydantic import Field, PrivateAttr, SecretStr
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from agent.llm.base import ModelBackendError, ModelSpecError, setting, to_llama_format
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_RETRIES = 2
-_BACKOFF_BASE, _BACKOFF_MAX = 0.5, 8.0
+# pauses of 0.5 s, 1 s, 2 s … (at most 8 s) before each retry, plus up to 0.125 s of jitter
+_BACKOFF = wait_exponential_jitter(initial=0.5, max=8.0, jitter=0.125)
 # what a body that is not a chat completion raises inside the client (JSONDecodeError is a ValueError)
 _MALFORMED: tuple[type[Exception], ...] = (
     ValueError,
@@ -31,13 +32,6 @@ _MALFORMED: tuple[type[Exception], ...] = (
     IndexError,
     AttributeError,
 )
-
-
-def backoff_delay(attempt: int) -> float:
-    """Seconds to wait before retry `attempt` (0-based): exponential, capped, with jitter."""
-    import random
-
-    return min(_BACKOFF_MAX, _BACKOFF_BASE * 2**attempt) * random.uniform(0.75, 1.0)
 
 
 @cache
@@ -92,16 +86,23 @@ def _openai_compatible_class() -> type[Any]:
                 cause = f"malformed response ({type(exc).__name__}: {str(exc)[:200]})"
             return ModelBackendError(f"{where}: {cause}; gave up after {tries} tries")
 
-        def _give_up(self, exc: BaseException, attempt: int) -> ModelBackendError | None:
-            """The error to raise after failed try `attempt` (0-based), or None after a backoff."""
-            if isinstance(exc, openai.APIStatusError):
-                retryable = exc.status_code in (408, 409, 429) or exc.status_code >= 500
-            else:  # timeouts, lost connections, bodies that are not a chat completion
-                retryable = True
-            if not retryable or attempt == self.retries:
-                return self._failure(exc, attempt + 1)
-            time.sleep(backoff_delay(attempt))
-            return None
+        def _retrying(self, started: Callable[[], bool] = lambda: False) -> Retrying:
+            """One bound on tries for every kind of failure; none once a stream has started."""
+
+            def retryable(exc: BaseException) -> bool:
+                if started():  # the caller has seen tokens: a retry would repeat them
+                    return False
+                if isinstance(exc, openai.APIStatusError):
+                    return exc.status_code in (408, 409, 429) or exc.status_code >= 500
+                # timeouts, lost connections, bodies that are not a chat completion
+                return isinstance(exc, _MALFORMED + (openai.APIError,))
+
+            return Retrying(
+                stop=stop_after_attempt(self.retries + 1),
+                wait=_BACKOFF,
+                retry=retry_if_exception(retryable),
+                reraise=True,
+            )
 
         def _generate_once(
             self, messages: Any, stop: Any, run_manager: Any, **kw: Any
@@ -119,35 +120,35 @@ def _openai_compatible_class() -> type[Any]:
         def _generate(
             self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any
         ) -> ChatResult:
-            for attempt in range(self.retries + 1):
-                try:
-                    return self._generate_once(messages, stop, run_manager, **kw)
-                except _MALFORMED + (openai.APIError,) as exc:
-                    if (error := self._give_up(exc, attempt)) is not None:
-                        raise error from exc
-            raise AssertionError("unreachable")
+            retrying = self._retrying()
+            try:
+                return retrying(self._generate_once, messages, stop, run_manager, **kw)
+            except _MALFORMED + (openai.APIError,) as exc:
+                raise self._failure(exc, retrying.statistics["attempt_number"]) from exc
+
+        def _stream_once(self, *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+            started = False
+            try:
+                for chunk in super()._stream(*args, **self._adapt(kwargs)):
+                    started = True
+                    yield chunk
+            except openai.APIError as exc:
+                if started or not self._schema_refused(exc, kwargs):
+                    raise
+                yield from super()._stream(*args, **self._adapt(kwargs))
 
         def _stream(self, *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
             # A structured call streams too when a client streams the graph's messages.
-            for attempt in range(self.retries + 1):
-                started = False
-                try:
-                    try:
-                        for chunk in super()._stream(*args, **self._adapt(kwargs)):
+            started = False
+            retrying = self._retrying(lambda: started)
+            try:
+                for attempt in retrying:
+                    with attempt:
+                        for chunk in self._stream_once(*args, **kwargs):
                             started = True
                             yield chunk
-                    except openai.APIError as exc:
-                        if started or not self._schema_refused(exc, kwargs):
-                            raise
-                        for chunk in super()._stream(*args, **self._adapt(kwargs)):
-                            started = True
-                            yield chunk
-                    return
-                except _MALFORMED + (openai.APIError,) as exc:
-                    if started:  # the caller has seen tokens: a retry would repeat them
-                        raise self._failure(exc, attempt + 1) from exc
-                    if (error := self._give_up(exc, attempt)) is not None:
-                        raise error from exc
+            except _MALFORMED + (openai.APIError,) as exc:
+                raise self._failure(exc, retrying.statistics["attempt_number"]) from exc
 
     return ChatOpenAICompatible
 
