@@ -1,0 +1,1 @@
+"""Measuring resin: `resin eval` (data, systems, runner, report), `resin doctor` and benchmarks."""

@@ -14,6 +14,7 @@ import shlex
 import sys
 from typing import Any
 
+from evals.subcommand import add_subcommand
 from evals.systems import SYSTEMS, parse_systems
 from indexes.build import EXTRACT_CHOICES
 
@@ -38,12 +39,8 @@ def _positive(text: str) -> int:
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the `eval` subcommand (its handler is `run`)."""
-    p = subparsers.add_parser(
-        "eval",
-        help="compare the agent with baselines and ablations on a benchmark file",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    about = "compare the agent with baselines and ablations on a benchmark file"
+    p = add_subcommand(subparsers, "eval", about, __doc__, run)
     p.add_argument(
         "--data",
         required=True,
@@ -97,7 +94,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_concurrency_arg(p)
-    p.set_defaults(func=run)
     return p
 
 

@@ -1,6 +1,7 @@
 """The evaluation run: load data, build (or reuse) the index, run each system, score, report.
 
-The figures, summary.md and plot.png are made by `evals.report` from the scored rows.
+Each system's questions are answered and appended by `evals.system_run`, scored by
+`evals.scoring`; the figures, summary.md and plot.png are made by `evals.report` from the rows.
 
 Layout of an output folder:
 
@@ -21,8 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-import time
-import traceback
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -34,15 +33,15 @@ from agent.context import Context
 from agent.llm import default_concurrency, make_chat_model
 from agent.llm.llama_cpp import ChatLlamaCpp, load_llama
 from agent.resources import forget_indexes, get_index
-from evals import metrics
-from evals.data import Dataset, Question, load_dataset, sentence_index
+from evals.data import Dataset, load_dataset
 from evals.prompts import EVAL_PROMPT_VERSION
 from evals.report import aggregate, paired, plot, summary_markdown
-from evals.systems import SYSTEMS, Env, Outcome
+from evals.scoring import corpus_maps
+from evals.system_run import load_rows, run_system
+from evals.systems import SYSTEMS, Env
 from indexes.build import EXTRACT_CHOICES, Builder, BuildReport, extraction_key, extractors
-from indexes.documents import Passage, content_hash, make_passages
+from indexes.documents import content_hash, make_passages
 from indexes.index import Index, open_index
-from indexes.inflight import ordered_map
 
 _INDEX_META = "evals-index.json"
 
@@ -69,16 +68,6 @@ class RunConfig:
     command: str = ""
     concurrency: int | None = None  # model requests in flight (default: by model spec)
     answer_mode: str = "auto"  # how every system reaches its short answer (Context.answer_mode)
-
-
-@dataclass
-class Corpus:
-    """The run's passages, as the index holds them, and their maps back to the dataset."""
-
-    passages: list[Passage]
-    doc_of: dict[str, str]
-    sentences_of: dict[str, list[str]]
-    dataset_sentence: dict[str, str]
 
 
 def _log(config: RunConfig, message: str) -> None:
@@ -219,154 +208,7 @@ def extraction_cost(
     }
 
 
-def corpus_maps(data: Dataset, passage_chars: int) -> Corpus:
-    """Passages as the index cut them, with passage → document and index → dataset sentence maps."""
-    passages = [p for d in data.documents for p in make_passages(d, passage_chars)]
-    return Corpus(
-        passages=passages,
-        doc_of={p.id: p.doc_id for p in passages},
-        sentences_of={p.id: [s.id for s in p.sentences] for p in passages},
-        dataset_sentence=sentence_index(data.documents, data.doc_sentences, passage_chars),
-    )
-
-
-# --- scoring ------------------------------------------------------------------------------------
-def score(
-    q: Question, out: Outcome, corpus: Corpus, embedder: Any, retrieves: bool
-) -> dict[str, Any]:
-    """The per-question metrics of one outcome."""
-    answer = metrics.strip_citations(out.answer)
-    row: dict[str, Any] = {
-        "em": metrics.exact_match(answer, q.answers) if q.answers else None,
-        "f1": metrics.f1(answer, q.answers) if q.answers else None,
-        "acc": metrics.contains_answer(answer, q.answers) if q.answers else None,
-        "choice": (
-            metrics.choice_correct(answer, q.choices, q.answer_choice) if q.choices else None
-        ),
-    }
-    keys = [corpus.doc_of.get(pid, pid) for pid in out.ranked]
-    keys = list(dict.fromkeys(keys))
-    for k in metrics.RECALL_KS:
-        has = retrieves and bool(q.gold_keys)
-        row[f"recall@{k}"] = metrics.recall_at_k(keys, q.gold_keys, k) if has else None
-        row[f"all_gold@{k}"] = metrics.all_gold_at_k(keys, q.gold_keys, k) if has else None
-    if retrieves and q.gold_sentence_ids:
-        shown = [s for pid in out.context_passages for s in corpus.sentences_of.get(pid, [])]
-        shown += out.context_sentences
-        mapped = {corpus.dataset_sentence[s] for s in shown if s in corpus.dataset_sentence}
-        row["context_recall"] = metrics.context_recall(mapped, q.gold_sentence_ids)
-    else:
-        row["context_recall"] = None
-    # What a person reads: the short answer and its supporting sentences, not the Sources list
-    # that quotes them again; the metric for long-form gold answers (HolisQA's explanations).
-    read = str(out.trace.get("message") or "").split("\nSources:")[0] if answer else ""
-    read = " ".join(metrics.strip_citations(read).replace("\n- ", " ").split())
-    row["read_f1"] = metrics.f1(read, q.answers) if q.answers else None
-    row["answer_words"] = len(answer.split())
-    row["looped"] = any("repeated itself" in n for n in out.trace.get("notes") or [])
-    if answer:
-        vectors = embedder.embed_documents([q.question, answer])
-        row["relevancy"] = metrics.cosine(vectors[0], vectors[1])
-    else:
-        row["relevancy"] = 0.0
-    return row
-
-
-def _done_ids(path: Path) -> set[str]:
-    done: set[str] = set()
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line cut by a kill: the question is redone
-                if not row.get("error"):
-                    done.add(str(row["id"]))
-    return done
-
-
-def _append(path: Path, record: dict[str, Any]) -> None:
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        fh.flush()
-
-
-def run_system(
-    name: str,
-    env: Env,
-    data: Dataset,
-    corpus: Corpus,
-    out: Path,
-    progress: bool,
-    concurrency: int = 1,
-) -> int:
-    """Answer and score every question not yet done; returns how many were run now.
-
-    Up to `concurrency` questions are answered at once; rows are scored and written in order.
-    """
-    system = SYSTEMS[name]
-    results, traces = out / "results" / f"{name}.jsonl", out / "traces" / f"{name}.jsonl"
-    results.parent.mkdir(parents=True, exist_ok=True)
-    traces.parent.mkdir(parents=True, exist_ok=True)
-    done = _done_ids(results)
-    todo = [q for q in data.questions if q.id not in done]
-
-    def answer(q: Question) -> tuple[Outcome, str, float]:
-        start = time.perf_counter()
-        error = ""
-        try:
-            outcome = system.run(env, q)
-        except Exception as exc:  # noqa: BLE001 - one failed question must not end the run
-            outcome = Outcome(answer="", trace={"traceback": traceback.format_exc()[-3000:]})
-            error = f"{type(exc).__name__}: {exc}"[:500]
-        return outcome, error, time.perf_counter() - start
-
-    answered = zip(todo, ordered_map(answer, todo, concurrency), strict=True)
-    for q, (outcome, error, seconds) in tqdm(
-        answered, total=len(todo), desc=f"{name:<18}", unit="q", disable=not progress
-    ):
-        row = {"id": q.id, "system": name, "answer": outcome.answer, "error": error}
-        row.update(score(q, outcome, corpus, env.index.embedder, system.retrieves))
-        row.update(
-            prompt_tokens=outcome.prompt_tokens,
-            completion_tokens=outcome.completion_tokens,
-            latency=seconds,
-            stages=outcome.stages,
-            ranked=outcome.ranked[:10],
-        )
-        _append(
-            traces,
-            {
-                "id": q.id,
-                "system": name,
-                "question": q.asked,
-                "answers": q.answers,
-                "gold": q.gold_keys,
-                **outcome.trace,
-                "context_passages": outcome.context_passages,
-                "answer": outcome.answer,
-                "error": error,
-            },
-        )
-        _append(results, row)
-    return len(todo)
-
-
-# --- aggregation --------------------------------------------------------------------------------
-def load_rows(out: Path, name: str, ids: set[str]) -> list[dict[str, Any]]:
-    """The last row per question of one system, for the questions of this run."""
-    path = out / "results" / f"{name}.jsonl"
-    last: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if str(row.get("id")) in ids:
-                last[str(row["id"])] = row
-    return list(last.values())
+# --- the run ------------------------------------------------------------------------------------
 
 
 def run_eval(config: RunConfig) -> dict[str, Any]:

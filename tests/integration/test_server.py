@@ -15,7 +15,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
-from evals.doctor import concurrent_questions, run_concurrently
+from evals.checks.concurrent_load import concurrent_questions, run_concurrently
 from tests.integration.servers import free_port, running
 
 pytestmark = pytest.mark.slow

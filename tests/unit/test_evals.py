@@ -404,7 +404,7 @@ def test_an_unfinished_run_is_compared_on_the_questions_every_system_answered():
 
 def test_read_f1_scores_the_answer_with_its_supporting_sentences_not_the_sources():
     from evals.data import Question
-    from evals.runner import Corpus, score
+    from evals.scoring import Corpus, score
     from evals.systems import Outcome
     from indexes.embeddings import make_embedder
 

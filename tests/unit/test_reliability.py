@@ -28,18 +28,10 @@ from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.nodes.resolve_hop import bridge_value
 from agent.resources import forget_indexes, get_index
 from agent.state import Evidence, Hop
-from evals.doctor import (
-    build_sample_index,
-    concurrent_questions,
-    leaks,
-    open_files,
-    register,
-    rss_mb,
-    run,
-    run_concurrently,
-    run_doctor,
-    write_bad_inputs,
-)
+from evals.checks.bad_inputs import write_bad_inputs
+from evals.checks.common import build_sample_index, open_files, rss_mb
+from evals.checks.concurrent_load import concurrent_questions, leaks, run_concurrently
+from evals.doctor import register, run, run_doctor
 from evals.hostile import (
     HOSTILE_DOCS,
     HOSTILE_MARKERS,
