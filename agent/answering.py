@@ -30,17 +30,8 @@ from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from agent.candidates import (
-    YES_NO,
-    Candidate,
-    candidates,
-    is_yes_no,
-    listed,
-    listed_options,
-    question_options,
-    question_parts,
-    stems,
-)
+from agent.candidates import YES_NO, Candidate, candidates, listed
+from agent.questions import is_yes_no, listed_options, question_options, question_parts, stems
 from indexes.documents import Passage, Sentence
 from indexes.units import normalize
 from prompts import (

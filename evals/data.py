@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.candidates import with_options
+from agent.questions import with_options
 from indexes.documents import (
     DEFAULT_PASSAGE_CHARS,
     Document,
