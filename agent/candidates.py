@@ -186,7 +186,8 @@ def candidates(
     ranked = []
     for key, item in seen.items():
         typed = [lab for lab in item.labels if lab not in _UNTYPED]
-        label = max(set(typed), key=typed.count) if typed else item.labels[0]
+        # the commonest type, ties to the first written (a set's order would vary run to run)
+        label = max(typed, key=typed.count) if typed else item.labels[0]
         score = _fit(label, wanted) + item.best - 3.0 * (key in bridges)
         if label == "NP" and " " not in key:  # "town", "place", "way": too vague to answer
             score -= 1.5
