@@ -30,17 +30,8 @@ from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from agent.candidates import (
-    YES_NO,
-    Candidate,
-    candidates,
-    is_yes_no,
-    listed,
-    listed_options,
-    question_options,
-    question_parts,
-    stems,
-)
+from agent.candidates import YES_NO, Candidate, candidates, listed
+from agent.questions import is_yes_no, listed_options, question_options, question_parts, stems
 from indexes.documents import Passage, Sentence
 from indexes.units import normalize
 from prompts import (
@@ -191,6 +182,14 @@ def render_passages(passages: Sequence[Passage]) -> str:
 
 def _sentences(passages: Sequence[Passage]) -> list[tuple[Passage, Sentence]]:
     return [(p, s) for p in passages for s in p.sentences]
+
+
+def _with_ids(passages: Sequence[Passage], ids: Sequence[str]) -> list[tuple[Passage, Sentence]]:
+    """The passages' sentences with these ids, in the order of the ids."""
+    return sorted(
+        (item for item in _sentences(passages) if item[1].id in ids),
+        key=lambda item: ids.index(item[1].id),
+    )
 
 
 def _writes(sentence: str, answer: str) -> bool:
@@ -363,16 +362,11 @@ def answer_from_passages(
         out.notes.append("the model found no answer in the passages")
         return out
     if cands and cands[0].label == "COMPARED":  # the sentences whose years were compared
-        ids = [c.sentences[0] for c in cands]
-        chosen = sorted(
-            (item for item in _sentences(passages) if item[1].id in ids),
-            key=lambda item: ids.index(item[1].id),
-        )
+        chosen = _with_ids(passages, [c.sentences[0] for c in cands])
     else:
         chosen = supporting(picked, question, passages)
     if not chosen and options:  # an option the user listed: the sentence that best supports it
-        best = next((c.sentences[:1] for c in cands if c.text == picked), [])
-        chosen = [item for item in _sentences(passages) if item[1].id in best]
+        chosen = _with_ids(passages, next((c.sentences[:1] for c in cands if c.text == picked), []))
     if not chosen:
         out.notes.append(f"no passage sentence supports the model's answer {picked!r}")
         return out

@@ -1,4 +1,7 @@
-"""Retrieval over an index: typed units, SARG chains, passages (dense + lexical), entity bridges.
+"""Retrieval over an index by meaning: typed units, SARG chains, passages (dense + lexical).
+
+Lookups by an entity's name (units and passages about it, the bridges a passage names) are in
+`tools.entities`.
 
 Plain typed functions returning typed results; `tools.make_tools` wraps them as LangChain tools
 for any tool-calling agent, and the resin graph calls them directly from its own logic.
@@ -21,7 +24,7 @@ from indexes.documents import Passage
 from indexes.index import Index
 from indexes.lexical import BM25, word_runs
 from indexes.stores import Hit
-from indexes.units import ReasoningUnit, UnitKind, entity_key
+from indexes.units import ReasoningUnit, UnitKind
 
 Direction = Literal["forward", "backward", "bidirectional"]
 PassageRoute = Literal["dense", "lexical", "fused", "entity"]
@@ -75,7 +78,8 @@ class Chain(BaseModel):
         return " ".join(parts)
 
 
-def _query_vector(index: Index, query: str) -> np.ndarray:
+def query_vector(index: Index, query: str) -> np.ndarray:
+    """The query's embedding (the index keeps recent ones: a hop's searches embed it once)."""
     return index.embed_queries([query])[0]
 
 
@@ -84,37 +88,11 @@ def search_units(
 ) -> list[UnitHit]:
     """Typed units nearest to the query, optionally only of the given kinds."""
     where = {"kind": {"$in": list(kinds)}} if kinds else None
-    hits = index.vectors.search("units", _query_vector(index, query), k, where)
+    hits = index.vectors.search("units", query_vector(index, query), k, where)
     return [_unit_hit(h) for h in hits]
 
 
-# An entity with at most this many units (or passages naming it) is ranked exactly: a lookup plus
-# a dot product. A commoner one is looked for among the query's this-many nearest neighbours.
-_ABOUT_SCAN = 256
-
-
-def units_about(index: Index, entity: str, k: int = 5, query: str | None = None) -> list[UnitHit]:
-    """Units whose subject is this entity (exact normalized name), ranked by the query."""
-    key = entity_key(entity)
-    vector = _query_vector(index, query or entity)
-    ids = index.catalog.units_with_subject(key, _ABOUT_SCAN + 1)
-    if len(ids) > _ABOUT_SCAN:  # a common subject: its units among the query's neighbours
-        near = index.vectors.nearest("units", vector, _ABOUT_SCAN)
-        own = index.catalog.with_subject(key, [u for u, _ in near])
-        found = [(u, s) for u, s in near if u in own][:k]
-        if found:
-            return _read_units(index, found)
-        ids = ids[:_ABOUT_SCAN]  # none that near: rank the first ones found
-    stored, vectors = index.vectors.get_vectors("units", ids)
-    if not stored:
-        return []
-    scores = vectors @ vector
-    return _read_units(
-        index, [(stored[i], float(scores[i])) for i in np.argsort(-scores, kind="stable")[:k]]
-    )
-
-
-def _read_units(index: Index, scored: Sequence[tuple[str, float]]) -> list[UnitHit]:
+def read_units(index: Index, scored: Sequence[tuple[str, float]]) -> list[UnitHit]:
     """Ranked unit ids read in full, only now: a unit's JSON is most of its record."""
     hits = {h.id: h for h in index.vectors.get("units", [u for u, _ in scored])}
     return [_unit_hit(dataclasses.replace(hits[u], score=s)) for u, s in scored if u in hits]
@@ -152,9 +130,10 @@ def lexical_index(index: Index) -> BM25:
         return bm25
 
 
-def _hits(
+def passage_hits(
     index: Index, scored: Sequence[tuple[str, float]], route: PassageRoute
 ) -> list[PassageHit]:
+    """Scored passage ids read in full as hits, in the order given (unknown ids are skipped)."""
     score = dict(scored)
     return [
         PassageHit(
@@ -177,112 +156,18 @@ def search_passages(
     dense: list[tuple[str, float]] = []
     lexical: list[tuple[str, float]] = []
     if mode in ("dense", "fused"):
-        dense = index.vectors.nearest("passages", _query_vector(index, query), 2 * k)
+        dense = index.vectors.nearest("passages", query_vector(index, query), 2 * k)
         if mode == "dense":
-            return _hits(index, dense[:k], "dense")
+            return passage_hits(index, dense[:k], "dense")
     lexical = lexical_index(index).search(query, 2 * k)
     if mode == "lexical":
-        return _hits(index, lexical[:k], "lexical")
+        return passage_hits(index, lexical[:k], "lexical")
     fused: dict[str, float] = {}
     for ranking in (dense, lexical):
         for rank, (pid, _) in enumerate(ranking):
             fused[pid] = fused.get(pid, 0.0) + 1.0 / (_RRF_K + rank + 1)
     best = sorted(fused.items(), key=lambda kv: -kv[1])[:k]
-    return _hits(index, best, "fused")
-
-
-def passages_about(index: Index, entity: str, query: str, k: int = 2) -> list[PassageHit]:
-    """Passages about an entity (its own document first, then passages naming it), ranked by query."""
-    key = entity_key(entity)
-    candidates = index.catalog.titled(key) or index.catalog.mentioning(key)
-    if not candidates:
-        return []
-    vector = _query_vector(index, query)
-    if len(candidates) > _ABOUT_SCAN:  # a common name: its passages among the query's neighbours
-        named = set(candidates)
-        near = index.vectors.nearest("passages", vector, _ABOUT_SCAN)
-        ranked = [(pid, s) for pid, s in near if pid in named][:k]
-        if ranked:
-            return _hits(index, ranked, "entity")
-        candidates = candidates[:_ABOUT_SCAN]
-    ids, vectors = index.passage_vectors(candidates)
-    if not ids:
-        return []
-    sims = vectors @ vector
-    ranked = sorted(zip(ids, sims.tolist(), strict=True), key=lambda kv: -kv[1])[:k]
-    return _hits(index, ranked, "entity")
-
-
-def named_in(index: Index, text: str, longest: int = 6) -> list[str]:
-    """Entity keys written in the text that the index knows: document titles and graph names."""
-    found: list[str] = []
-    for gram in word_runs(entity_key(text).split(), longest):
-        if len(gram) >= 3 and gram not in found and _display_name(index, gram):
-            found.append(gram)
-    return found
-
-
-def bridge_entities(
-    index: Index,
-    passage_ids: Sequence[str],
-    question: str,
-    held: Sequence[str] = (),
-    limit: int = 2,
-    per_entity: int = 20,
-) -> list[tuple[str, PassageHit]]:
-    """The best unheld passage about each entity the passages (or the question) name, best first.
-
-    These are a multi-hop question's bridges: a passage about the first hop names the entity
-    whose own passages answer the second, and the mention index finds it without a model. Each
-    candidate's passages (its own document's, else those naming it) are scored against the
-    question in one batch; the `limit` entities with the best-scoring passage win.
-    """
-    keys = named_in(index, question) + [
-        k for p in passage_ids for k in index.catalog.mentioned_in(p)
-    ]
-    skip = set(held)
-    candidates: dict[str, list[str]] = {}
-    for key in dict.fromkeys(keys):
-        display = _display_name(index, key)
-        if not display or display in candidates:
-            continue
-        own = index.catalog.titled(key) or index.catalog.mentioning(key, per_entity)
-        pids = [p for p in own if p not in skip]
-        if pids:
-            candidates[display] = pids
-    ids, vectors = index.passage_vectors(
-        list(dict.fromkeys(p for ps in candidates.values() for p in ps))
-    )
-    if not ids:
-        return []
-    sim = dict(zip(ids, (vectors @ _query_vector(index, question)).tolist(), strict=True))
-    best = sorted(
-        (
-            max((sim[p], p) for p in pids if p in sim) + (name,)
-            for name, pids in candidates.items()
-            if any(p in sim for p in pids)
-        ),
-        reverse=True,
-    )
-    chosen: list[tuple[str, str, float]] = []
-    for score, pid, name in best:
-        if pid not in {c[1] for c in chosen}:
-            chosen.append((name, pid, score))
-        if len(chosen) == limit:
-            break
-    hits = {
-        h.passage_id: h for h in _hits(index, [(pid, score) for _, pid, score in chosen], "entity")
-    }
-    return [(name, hits[pid]) for name, pid, _ in chosen if pid in hits]
-
-
-def _display_name(index: Index, key: str) -> str:
-    """A document title or graph name for an entity key; '' when the key names neither."""
-    titled = index.catalog.titled(key)
-    if titled:
-        return index.catalog.passages(titled[:1])[0].title
-    node = index.graph.node_of(key)
-    return index.graph.names(node)[0] if node else ""
+    return passage_hits(index, best, "fused")
 
 
 def match_nodes(index: Index, query: str, tau: float = 0.7, k: int = 5) -> list[tuple[str, float]]:
@@ -296,7 +181,7 @@ def match_nodes(index: Index, query: str, tau: float = 0.7, k: int = 5) -> list[
         node = index.graph.node_of(run)
         if node and node not in best:
             best[node] = 1.0
-    for hit in index.vectors.search("entities", _query_vector(index, query), k):
+    for hit in index.vectors.search("entities", query_vector(index, query), k):
         node = index.graph.node_of(hit.metadata.get("key", ""))
         if node and hit.score > tau and hit.score > best.get(node, 0.0):
             best[node] = hit.score
@@ -355,7 +240,7 @@ def traverse_chains(
     touched = list({n for _, nodes in paths for n in nodes})
     names, vectors = index.graph.node_vectors(touched)
     sim = (
-        dict(zip(names, (vectors @ _query_vector(index, query)).tolist(), strict=True))
+        dict(zip(names, (vectors @ query_vector(index, query)).tolist(), strict=True))
         if names
         else {}
     )

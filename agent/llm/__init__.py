@@ -6,7 +6,8 @@
 - `openai_compat`: OpenAI-compatible servers with the bounded retry loop;
 - `scripted`: the deterministic `ScriptedChatModel` and `heuristic_reply` (``fake``), for tests
   and benchmarks;
-- `base`: the errors every backend raises and the settings they read.
+- `base`: the errors every backend raises, the settings they read, and `TextChatModel`, which
+  turns a backend's text into LangChain's results and streamed chunks.
 
 Response formats, reply parsing and token usage are in `prompts.structured`, which the index
 builder shares.

@@ -17,14 +17,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import BaseMessage
 from langchain_core.messages.ai import InputTokenDetails
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict
 
-from agent.llm.base import ModelSpecError, setting, to_llama_format
+from agent.llm.base import CallFigures, ModelSpecError, TextChatModel, setting, to_llama_format
 
 
 def smollm2_path() -> Path:
@@ -119,7 +116,7 @@ def _call_figures(
     return InputTokenDetails(cache_read=reused), timings
 
 
-class ChatLlamaCpp(BaseChatModel):
+class ChatLlamaCpp(TextChatModel):
     """A GGUF chat model run in-process by llama.cpp, with usage figures and token streaming."""
 
     model_path: str
@@ -151,38 +148,29 @@ class ChatLlamaCpp(BaseChatModel):
             "repeat_penalty": 1.0,
         }
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _complete(
+        self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
+    ) -> tuple[str, CallFigures]:
         llama = load_llama(self.model_path, self.n_ctx)
         with _LLAMA_LOCK:
             before = _perf(llama)
             out = llama.create_chat_completion(**self._request(messages, stop, **kwargs))
             usage = out.get("usage") or {}
             details, timings = _call_figures(llama, before, usage.get("prompt_tokens", 0))
-        message = AIMessage(
-            content=out["choices"][0]["message"].get("content") or "",
-            usage_metadata={
+        figures = CallFigures(
+            {
                 "input_tokens": usage.get("prompt_tokens", 0),
                 "output_tokens": usage.get("completion_tokens", 0),
                 "total_tokens": usage.get("total_tokens", 0),
                 "input_token_details": details,
             },
-            response_metadata=timings,
+            timings,
         )
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return out["choices"][0]["message"].get("content") or "", figures
 
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
+    def _pieces(
+        self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
+    ) -> Iterator[str | CallFigures]:
         llama = load_llama(self.model_path, self.n_ctx)
         request = self._request(messages, stop, **kwargs)
         # Streamed chunks carry no usage: count with the model's own tokenizer.
@@ -196,20 +184,14 @@ class ChatLlamaCpp(BaseChatModel):
                 if not delta:
                     continue
                 produced += 1
-                chunk = ChatGenerationChunk(message=AIMessageChunk(content=delta))
-                if run_manager:
-                    run_manager.on_llm_new_token(delta, chunk=chunk)
-                yield chunk
+                yield delta
             details, timings = _call_figures(llama, before, prompt_tokens)
-        yield ChatGenerationChunk(
-            message=AIMessageChunk(
-                content="",
-                usage_metadata={
-                    "input_tokens": prompt_tokens,
-                    "output_tokens": produced,
-                    "total_tokens": prompt_tokens + produced,
-                    "input_token_details": details,
-                },
-                response_metadata=timings,
-            )
+        yield CallFigures(
+            {
+                "input_tokens": prompt_tokens,
+                "output_tokens": produced,
+                "total_tokens": prompt_tokens + produced,
+                "input_token_details": details,
+            },
+            timings,
         )

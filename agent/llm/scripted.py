@@ -13,17 +13,16 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import BaseMessage
 from langchain_core.messages.ai import UsageMetadata
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict
+
+from agent.llm.base import CallFigures, TextChatModel
 
 Responder = Callable[[list[BaseMessage], dict[str, Any]], str]
 
 
-class ScriptedChatModel(BaseChatModel):
+class ScriptedChatModel(TextChatModel):
     """A deterministic chat model for tests: replies come from a list or a function of the prompt.
 
     Every call is recorded in ``calls`` (messages and bound kwargs), so tests can assert on prompts.
@@ -67,32 +66,18 @@ class ScriptedChatModel(BaseChatModel):
             "total_tokens": prompt + completion,
         }
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _complete(
+        self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
+    ) -> tuple[str, CallFigures]:
         text = self._reply(messages, kwargs)
-        message = AIMessage(content=text, usage_metadata=self._usage(messages, text))
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return text, CallFigures(self._usage(messages, text))
 
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
+    def _pieces(
+        self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
+    ) -> Iterator[str | CallFigures]:
         text = self._reply(messages, kwargs)
-        for piece in re.findall(r"\S+\s*|\s+", text):
-            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
-            if run_manager:
-                run_manager.on_llm_new_token(piece, chunk=chunk)
-            yield chunk
-        usage = self._usage(messages, text)
-        yield ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=usage))
+        yield from re.findall(r"\S+\s*|\s+", text)
+        yield CallFigures(self._usage(messages, text))
 
 
 _CAPITALIZED = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'-]*)*")

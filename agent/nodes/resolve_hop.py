@@ -22,16 +22,14 @@ from indexes.lexical import tokenize
 from indexes.units import normalize
 from prompts import BRIDGE_SYSTEM, BRIDGE_USER
 from prompts.structured import fence, parse_reply
+from tools.entities import bridge_entities, passages_about, units_about
 from tools.retrieval import (
     Chain,
     PassageHit,
     UnitHit,
-    bridge_entities,
-    passages_about,
     search_passages,
     search_units,
     traverse_chains,
-    units_about,
     units_by_id,
 )
 

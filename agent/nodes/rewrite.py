@@ -18,10 +18,10 @@ from langgraph.types import Overwrite
 from pydantic import BaseModel, Field
 
 from agent.answering import NOT_FOUND, structured_call
-from agent.candidates import expected_labels
 from agent.context import Context
 from agent.llm import make_chat_model
 from agent.nodes.common import first_line, message_text, question_of, usage_row
+from agent.questions import expected_labels
 from agent.resources import check_run, context_of
 from agent.state import State
 from indexes.nlp_extraction import load_pipeline

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent.candidates import with_options
+from agent.questions import with_options
 from indexes.documents import Document
 
 

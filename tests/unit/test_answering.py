@@ -11,16 +11,15 @@ from agent.answering import (
     cut_repetition,
     resolve_mode,
 )
-from agent.candidates import (
-    candidates,
+from agent.candidates import candidates, listed
+from agent.llm.scripted import ScriptedChatModel, heuristic_reply
+from agent.questions import (
     expected_labels,
     is_yes_no,
-    listed,
     listed_options,
     question_options,
     with_options,
 )
-from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from indexes.documents import Document, make_passages
 
 DOCS = {

@@ -226,7 +226,7 @@ def test_switching_the_extraction_model_replaces_units_everywhere(
 def test_a_catalog_from_before_unit_subjects_is_filled_from_chroma(
     open_index, fake_model, tmp_path
 ):
-    from tools.retrieval import units_about
+    from tools.entities import units_about
 
     index = open_index()
     Builder(index, fake_model).run(DOCS)

@@ -44,7 +44,8 @@ from indexes.build import Builder
 from indexes.documents import Document, load_documents, make_passages, split_sentences
 from indexes.extraction import extraction_messages
 from indexes.units import UNIT_KINDS
-from tools.retrieval import search_units, units_about
+from tools.entities import units_about
+from tools.retrieval import search_units
 
 # `agent.nodes` re-exports the node functions under the module names: fetch the module itself
 resolve_hop_module = importlib.import_module("agent.nodes.resolve_hop")

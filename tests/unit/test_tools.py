@@ -31,7 +31,7 @@ def test_tools_return_typed_results_bound_to_the_index(open_index):
 
 
 def test_bridge_entities_cross_to_the_passages_of_named_entities(open_index):
-    from tools.retrieval import bridge_entities, named_in
+    from tools.entities import bridge_entities, named_in
 
     index = open_index()
     Builder(index, None).run(DOCS)  # structural index: mentions alone carry the bridge
@@ -47,24 +47,24 @@ def test_bridge_entities_cross_to_the_passages_of_named_entities(open_index):
 
 
 def test_common_names_are_ranked_among_the_querys_neighbours(open_index, monkeypatch):
-    import tools.retrieval as retrieval
+    import tools.entities as entities
 
     index = open_index()
     Builder(index, ScriptedChatModel(responder=heuristic_reply)).run(DOCS)
     question = "Where was Hessa Varn born?"
-    exact = retrieval.units_about(index, "Hessa Varn", k=5, query=question)
+    exact = entities.units_about(index, "Hessa Varn", k=5, query=question)
     assert len(exact) == 2  # both of her sentences, ranked by the question
     query = "What draws water from the Orrin Reservoir?"
-    named = retrieval.passages_about(index, "Orrin Reservoir", query, k=2)
+    named = entities.passages_about(index, "Orrin Reservoir", query, k=2)
     assert len(named) == 2  # the dam's passage and the mill's both name it
     # with a scan of one, Hessa Varn (2 units) and the Orrin Reservoir (2 passages) count as
     # common: ids-only neighbours filtered by the catalog, then the winners read in full
-    monkeypatch.setattr(retrieval, "_ABOUT_SCAN", 1)
-    near = retrieval.units_about(index, "Hessa Varn", k=5, query=question)
+    monkeypatch.setattr(entities, "_ABOUT_SCAN", 1)
+    near = entities.units_about(index, "Hessa Varn", k=5, query=question)
     assert [(h.unit.id, round(h.score, 4)) for h in near] == [
         (exact[0].unit.id, round(exact[0].score, 4))
     ]
-    about = retrieval.passages_about(index, "Orrin Reservoir", query, k=2)
+    about = entities.passages_about(index, "Orrin Reservoir", query, k=2)
     assert [(p.passage_id, p.text) for p in about] == [(named[0].passage_id, named[0].text)]
     assert about[0].route == "entity"
     assert index.catalog.with_subject("hessa varn", [h.unit.id for h in exact] + ["nope"]) == {

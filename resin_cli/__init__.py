@@ -1,0 +1,187 @@
+"""The `resin` command: index documents, inspect the index, ask questions, run evaluations.
+
+The CLI package, above every package: it imports the agent, the index and evals, and none of
+them imports it. Here the parser and `main`; the subcommands in `resin_cli.commands`, what they
+print while they run in `resin_cli.render`. `resin eval` and `resin doctor` are registered from
+evals/ (`evals.cli.register`, `evals.doctor.register`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+from indexes.documents import DEFAULT_PASSAGE_CHARS
+from indexes.graph import DEFAULT_MERGE_THRESHOLD
+from resin_cli.commands import cmd_ask, cmd_chat, cmd_demo, cmd_index, cmd_stats
+
+# Offline by default: no telemetry, no hub look-ups.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+
+
+def _add_index_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--index", type=Path, default=Path(".resin"), help="index folder (default .resin)"
+    )
+    parser.add_argument("--embedder", default="minilm", help="sentence-transformers name or path")
+    parser.add_argument("--chroma-host", default=None, help="use the Chroma server at this host")
+    parser.add_argument("--chroma-port", type=int, default=8000, help="Chroma server port")
+
+
+def _add_passage_chars_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--passage-chars",
+        type=int,
+        default=DEFAULT_PASSAGE_CHARS,
+        help=f"max characters per passage (default {DEFAULT_PASSAGE_CHARS})",
+    )
+
+
+def _add_merge_threshold_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--merge-threshold",
+        type=float,
+        default=DEFAULT_MERGE_THRESHOLD,
+        help="embedding cosine at which two entity names merge into one graph node "
+        f"(default {DEFAULT_MERGE_THRESHOLD})",
+    )
+
+
+def _add_model_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--model", default=None, help="model spec for every step (default: embedded)"
+    )
+    parser.add_argument(
+        "--plan-model",
+        default=None,
+        help="model spec for planning, none (structural), or auto (default: see README)",
+    )
+    parser.add_argument("--hop-model", default=None, help="model spec for hop bridge answers")
+    parser.add_argument("--compose-model", default=None, help="model spec for the final answer")
+    parser.add_argument(
+        "--answer-mode",
+        choices=["auto", "ranked", "choices", "free"],
+        default="auto",
+        help="ranked: the best-ranked candidate in the passages; choices: the model picks one; "
+        "free: the model writes it (auto: ranked for embedded, free for openai:, else choices)",
+    )
+    parser.add_argument("--k", type=int, default=5, help="units and passages per hop")
+
+
+def _add_extract_arg(parser: argparse.ArgumentParser) -> None:
+    from indexes.build import EXTRACT_CHOICES
+
+    parser.add_argument(
+        "--extract",
+        choices=EXTRACT_CHOICES,
+        default="nlp",
+        help="units from the spaCy parse (nlp, default: no model calls), from --model (model), "
+        "both merged (nlp+model), or none (structural index only)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    from evals.cli import add_concurrency_arg
+
+    parser = argparse.ArgumentParser(
+        prog="resin",
+        description=(__doc__ or "").split("\n\n")[0],
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser(
+        "index", help="index files and folders of .txt, .md, .jsonl, .pdf, .html and .docx"
+    )
+    p.add_argument("paths", nargs="*", help="files or folders")
+    _add_index_args(p)
+    p.add_argument(
+        "--model", default=None, help="extraction model spec (default: embedded SmolLM2)"
+    )
+    _add_extract_arg(p)
+    _add_passage_chars_arg(p)
+    p.add_argument("--delete", action="append", metavar="DOC_ID", help="remove a document")
+    p.add_argument(
+        "--migrate",
+        action="store_true",
+        help="move an index built before per-index collections into its own on a Chroma server",
+    )
+    add_concurrency_arg(p)
+    _add_merge_threshold_arg(p)
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("stats", help="show what the index holds")
+    _add_index_args(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("ask", help="answer a question, streaming, then print its trace")
+    p.add_argument("question")
+    _add_index_args(p)
+    _add_model_args(p)
+    p.add_argument("--json", action="store_true", help="print the output state as JSON")
+    p.add_argument(
+        "--chains", type=Path, help="write the chains used (.png/.svg picture or .mmd Mermaid)"
+    )
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("chat", help="a conversation kept across runs (SQLite checkpoints)")
+    _add_index_args(p)
+    _add_model_args(p)
+    p.add_argument("--thread", default="default", help="conversation id")
+    p.set_defaults(func=cmd_chat)
+
+    p = sub.add_parser("demo", help="index the bundled sample corpus and answer its questions")
+    _add_index_args(p)
+    _add_model_args(p)
+    _add_passage_chars_arg(p)
+    _add_merge_threshold_arg(p)
+    _add_extract_arg(p)
+    p.add_argument("--questions", type=int, default=3, help="how many sample questions to answer")
+    p.set_defaults(func=cmd_demo)
+
+    from evals.cli import register as register_eval
+    from evals.doctor import register as register_doctor
+
+    register_eval(sub)
+    register_doctor(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `resin` console script."""
+    from agent.llm import ModelBackendError
+    from indexes.documents import DocumentError
+    from indexes.index import IndexMismatchError, IndexNotFoundError
+    from indexes.nlp_extraction import NlpUnavailableError
+    from indexes.stores import StoreError, StoreMissingError, store_failure
+
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (
+        IndexMismatchError,
+        IndexNotFoundError,
+        StoreError,
+        StoreMissingError,
+        DocumentError,
+        ModelBackendError,
+        NlpUnavailableError,
+        ValueError,
+    ) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (sqlite3.OperationalError, OSError) as exc:
+        # the catalog locked or the disk full under the index folder: one line, not a traceback
+        if isinstance(exc, OSError) and exc.errno != errno.ENOSPC:
+            raise
+        where = f"index {getattr(args, 'index', '')}"
+        print(f"error: {store_failure(where, exc)}", file=sys.stderr)
+        return 2

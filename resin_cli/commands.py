@@ -1,0 +1,249 @@
+"""The `resin` subcommands that index, inspect and ask: one function per subcommand.
+
+Each takes the parsed arguments and returns the exit status; `resin_cli.build_parser` wires them
+to their arguments. Heavy modules (the graph, the builder, the models) are imported inside the
+command that needs them, so that parsing the arguments loads none of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from typing import Any
+
+from agent import SAMPLE_DIR
+from resin_cli.render import last_turns, progress_bar, stream_answer
+
+
+def index_of(
+    args: argparse.Namespace, create: bool = False, migrate: bool = False, **overrides: Any
+) -> Any:
+    """Open the index the arguments name (the embedder is loaded once per process).
+
+    Only `resin index` creates one (`create`): a mistyped --index elsewhere is an error.
+    """
+    from indexes.index import open_index
+
+    return open_index(
+        args.index,
+        args.embedder,
+        create=create,
+        migrate=migrate,
+        chroma_host=args.chroma_host,
+        chroma_port=args.chroma_port,
+        **overrides,
+    )
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    """Add, replace or delete documents."""
+    from agent.llm import default_concurrency, make_chat_model
+    from indexes.build import Builder, extractors
+    from indexes.documents import load_documents
+
+    index = index_of(
+        args,
+        create=True,
+        migrate=getattr(args, "migrate", False),
+        passage_chars=args.passage_chars,
+        merge_threshold=args.merge_threshold,
+    )
+    status = 0
+    try:
+        if getattr(args, "migrate", False):
+            print(f"index {args.index} uses collections {index.manifest['collection_prefix']}*")
+            if not args.paths and not args.delete:
+                return 0
+        if args.delete:
+            builder = Builder(index, None)
+            for doc_id in args.delete:
+                if builder.delete(doc_id):
+                    print(f"deleted {doc_id}")
+                else:
+                    print(f"error: no document with id {doc_id!r} in {args.index}", file=sys.stderr)
+                    status = 1
+            if not args.paths:
+                return status
+        if not args.paths:
+            print("error: give files or folders to index (or --delete DOC_ID)", file=sys.stderr)
+            return 2
+        documents, errors = load_documents(args.paths)
+        for error in errors:
+            kind = "skipped" if error.reason == "unsupported type" else "error"
+            print(f"{kind}: {error}", file=sys.stderr)
+        not_indexed = Counter(e.reason for e in errors)
+        model, nlp = extractors(args.extract, lambda: make_chat_model(args.model))
+        concurrency = getattr(args, "concurrency", None) or default_concurrency(args.model)
+        report = Builder(index, model, nlp=nlp, concurrency=concurrency).run(
+            documents, progress=progress_bar("indexing")
+        )
+        for problem in report.errors[:20]:
+            print(f"warning: {problem}", file=sys.stderr)
+        share = report.grounded_share
+        print(
+            f"{report.documents_indexed} documents indexed, {report.documents_skipped} unchanged, "
+            f"{len(errors)} files not indexed"
+            f"{' (' + ', '.join(f'{n} {r}' for r, n in not_indexed.most_common()) + ')' if errors else ''}"
+            f"; {report.passages} passages, {report.units} units "
+            f"({'-' if share is None else f'{100 * share:.0f}%'} of proposed grounded), "
+            f"{report.parsed} passages parsed ({report.parse_cache_hits} cached), "
+            f"{report.model_calls} model calls ({report.cache_hits} cached), "
+            f"{report.prompt_tokens + report.completion_tokens} tokens, {report.seconds:.1f}s"
+        )
+        if report.skipped:
+            reasons = ", ".join(f"{n} {why}" for why, n in sorted(report.skipped.items()))
+            print(f"passages without units (the parser could not read them): {reasons}")
+        if report.failed_passages:
+            print(
+                f"{len(report.failed_passages)} passages failed extraction; run again to retry them",
+                file=sys.stderr,
+            )
+        # A file of a type resin does not read is named and counted, but is no failure.
+        failed = len(errors) - not_indexed["unsupported type"]
+        return 1 if failed or report.failed_passages else status
+    finally:
+        index.close()
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """Print what the index holds."""
+    index = index_of(args)
+    try:
+        figures = index.stats()
+    finally:
+        index.close()
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    share = figures["grounded_share"]
+    print(f"index            {args.index}")
+    print(f"documents        {figures['documents']} ({figures['incomplete_documents']} incomplete)")
+    print(f"passages         {figures['passages']}")
+    print(f"units            {figures['units']}")
+    for kind, count in sorted(figures["units_by_kind"].items()):
+        print(f"  {kind:<15}{count}")
+    print(
+        f"grounded share   {'-' if share is None else f'{100 * share:.1f}%'} "
+        f"({figures['ungrounded_units']} ungrounded, {figures['invalid_units']} invalid dropped)"
+    )
+    print(f"graph            {figures['graph_nodes']} nodes, {figures['graph_edges']} edges")
+    print(
+        f"model tokens     {figures['prompt_tokens']} prompt + {figures['completion_tokens']} completion"
+    )
+    print(f"embedder         {figures['embedder']}")
+    print(f"extraction       {', '.join(figures['extraction_models']) or 'none (structural only)'}")
+    print("document ids (for --delete)")
+    for doc in figures["document_ids"]:
+        print(f"  {doc['id']:<30} {doc['title']}{'' if doc['complete'] else '  (incomplete)'}")
+    return 0
+
+
+def _context(args: argparse.Namespace) -> Any:
+    from agent.context import Context
+
+    model = args.model or "embedded"
+    return Context(
+        plan_model=args.plan_model or "auto",
+        hop_model=args.hop_model or model,
+        compose_model=args.compose_model or model,
+        embedder=args.embedder,
+        index_path=str(args.index),
+        chroma_host=args.chroma_host or "",
+        chroma_port=args.chroma_port,
+        k_per_hop=args.k,
+        answer_mode=args.answer_mode,
+    )
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """Answer one question, streaming, then print the trace."""
+    from agent.graph import graph
+    from agent.resources import get_index
+    from agent.trace import dumps, render_trace, write_chains
+
+    ctx = _context(args)
+    index = get_index(ctx)
+    if index.catalog.counts()["passages"] == 0:
+        print(
+            f"error: the index at {args.index} is empty; run `resin index PATH` first",
+            file=sys.stderr,
+        )
+        return 2
+    # --json prints one JSON document on stdout: the streamed message goes to stderr then.
+    state = stream_answer(
+        graph,
+        {"question": args.question},
+        ctx,
+        show_progress=not args.json,
+        out=sys.stderr if args.json else None,
+    )
+    if args.chains:
+        write_chains(state.get("chains") or [], args.chains)
+        print(f"chains written to {args.chains}", file=sys.stderr)
+    print(dumps(state) if args.json else render_trace(state, index))
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    """A conversation kept across runs in a SQLite checkpoint (one thread per --thread)."""
+    import sqlite3
+
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from agent.graph import builder
+    from agent.resources import get_index
+    from agent.state import checkpoint_serializer
+
+    ctx = _context(args)
+    get_index(ctx)  # no index, no conversation: and no chat.sqlite left in a mistyped folder
+    saver = SqliteSaver(
+        sqlite3.connect(args.index / "chat.sqlite", check_same_thread=False),
+        serde=checkpoint_serializer(),
+    )
+    chat_graph = builder.compile(checkpointer=saver)
+    config: Any = {"configurable": {"thread_id": args.thread}}
+    print(f"resin chat · thread {args.thread} · empty line or Ctrl-D to quit", file=sys.stderr)
+    earlier = chat_graph.get_state(config).values.get("messages") or []
+    if earlier:
+        print(last_turns(earlier), file=sys.stderr)
+    while True:
+        try:
+            question = input("you> ").strip()
+        except EOFError:
+            break
+        if not question:
+            break
+        print("resin> ", end="", flush=True)
+        stream_answer(
+            chat_graph, {"messages": [HumanMessage(question)]}, ctx, config, show_progress=False
+        )
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Index the bundled sample corpus and answer its sample questions, offline."""
+    args.paths, args.delete = [str(SAMPLE_DIR / "docs")], None
+    status = cmd_index(args)
+    if status not in (0, 1):
+        return status
+    from agent.graph import graph
+
+    ctx = _context(args)
+    questions = [
+        json.loads(line)
+        for line in (SAMPLE_DIR / "questions.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    for item in questions[: args.questions]:
+        print(f"\nQ: {item['question']}")
+        print("A: ", end="", flush=True)
+        state = stream_answer(graph, {"question": item["question"]}, ctx, show_progress=False)
+        print(f"   expected: {' / '.join(item['answers'])}")
+        print(
+            f"   plan: {len(state.get('plan') or [])} hop(s) ({state.get('plan_source')}); "
+            f"evidence: {len(state.get('evidence') or [])}"
+        )
+    return 0
