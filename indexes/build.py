@@ -29,14 +29,13 @@ from indexes.documents import (
 from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
 from indexes.index import Index
 from indexes.inflight import ordered_map
-from indexes.lexical import word_runs
+from indexes.mentions import MentionScanner
 from indexes.nlp_extraction import NlpExtractor
-from indexes.units import ReasoningUnit, entity_key, merge_units, normalize
+from indexes.store_writes import remove_content, store_units
+from indexes.units import ReasoningUnit, entity_key, merge_units
 from prompts import EXTRACTION_PROMPT_VERSION
 
 NO_EXTRACTION = "none"
-_MAX_NAME_TOKENS = 8
-_MIN_NAME_CHARS = 3
 
 
 @dataclass
@@ -131,7 +130,7 @@ class Builder:
         self.key = " + ".join(parts) or NO_EXTRACTION
         self.batch_passages = batch_passages
         self.concurrency = concurrency
-        self._scanned = index.catalog.scanned_names()
+        self.mentions = MentionScanner(index.catalog)
         self._gauge = threading.Lock()
 
     # public ---------------------------------------------------------------------------------
@@ -180,7 +179,7 @@ class Builder:
                     batch, size = [], 0
             if batch:
                 self._run_batch(batch, report, tick, fetched)
-        self._scan_new_names()
+        self.mentions.scan_new_names()
         report.seconds = time.perf_counter() - started
         return report
 
@@ -188,38 +187,11 @@ class Builder:
         """Remove a document: passages, units, emptied edges, orphan nodes. False if unknown."""
         if self.index.catalog.document(doc_id) is None:
             return False
-        self._remove_content([doc_id], passages=True)
+        remove_content(self.index, [doc_id], passages=True, scanned=self.mentions.scanned)
         self.index.catalog.delete_document(doc_id)
         return True
 
     # internals ------------------------------------------------------------------------------
-    def _remove_content(self, doc_ids: Sequence[str], passages: bool) -> None:
-        """Drop documents' units (and passages) from Chroma and the graph, then their unit rows.
-
-        One call per batch, not per document: the graph pass and its save scale with the whole
-        index, so re-extracting a large index document by document was quadratic. The catalog's
-        unit rows are the record of what to remove, so they go last, after the graph that held
-        their provenance is saved: a kill in between repeats the removal.
-        """
-        if not doc_ids:
-            return
-        idx = self.index
-        uids = [u for d in doc_ids for u in idx.catalog.unit_ids(d)]
-        idx.vectors.delete("units", uids)
-        if passages:
-            idx.vectors.delete(
-                "passages", [p for d in doc_ids for p in idx.catalog.doc_passage_ids(d)]
-            )
-        removed = idx.graph.remove_units(uids)
-        idx.vectors.delete("entities", ["e" + content_hash(k) for k in removed])
-        orphaned = [k for k in removed if not idx.catalog.titled(k)]
-        if orphaned:
-            idx.catalog.forget_names(orphaned)
-            self._scanned.difference_update(orphaned)
-        idx.graph.save()
-        for doc_id in doc_ids:
-            idx.catalog.delete_units(doc_id)
-
     def _run_batch(
         self,
         batch: list[tuple[Document, DocumentRecord | None, list[Passage]]],
@@ -229,10 +201,11 @@ class Builder:
     ) -> None:
         idx = self.index
         changed = {doc.id for doc, rec, _ in batch if rec is not None and rec.hash != doc.hash}
-        self._remove_content(sorted(changed), passages=True)
+        remove_content(idx, sorted(changed), passages=True, scanned=self.mentions.scanned)
         for doc_id in changed:
             idx.catalog.delete_document(doc_id)
-        self._remove_content(
+        remove_content(
+            idx,
             [
                 doc.id
                 for doc, rec, _ in batch
@@ -242,6 +215,7 @@ class Builder:
                 and rec.extract_key != self.key
             ],
             passages=False,
+            scanned=self.mentions.scanned,
         )
         fresh = [
             p for doc, rec, passages in batch if rec is None or doc.id in changed for p in passages
@@ -276,13 +250,13 @@ class Builder:
                 if tick:
                     tick(report)
         all_units = [u for us in units_by_doc.values() for u in us]
-        self._store_units(all_units)
+        store_units(idx, all_units, self.mentions.scanned)
         for doc, _rec, passages in batch:
             idx.catalog.put_document(
                 DocumentRecord(doc.id, doc.hash, doc.title, doc.source, self.key, False), passages
             )
         # New passages × known names now; new names × all passages once, at the end of the run.
-        self._scan(fresh, self._scanned)
+        self.mentions.scan(fresh, self.mentions.scanned)
         idx.graph.save()
         for doc, _rec, _ps in batch:
             idx.catalog.put_units(
@@ -405,90 +379,3 @@ class Builder:
             (result.prompt_tokens, result.completion_tokens),
         )
         return result.units, True
-
-    def _store_units(self, units: list[ReasoningUnit]) -> None:
-        """Units into Chroma, their names clustered into the graph (new names into `entities`)."""
-        if not units:
-            return
-        idx = self.index
-        idx.vectors.upsert(
-            "units",
-            [u.id for u in units],
-            idx.embed([u.text for u in units]),
-            [u.text for u in units],
-            [
-                {
-                    "kind": u.kind,
-                    "extractor": u.extractor,
-                    "subject": entity_key(u.subject),
-                    "subject_type": u.subject_type,
-                    "passage_id": u.passage_id,
-                    "doc_id": u.doc_id,
-                    "confidence": u.confidence,
-                    "unit": u.model_dump_json(),
-                }
-                for u in units
-            ],
-        )
-        names = [n for u in units for n in (u.edge[::2] if u.edge else (u.subject,))]
-        idx.catalog.add_unscanned(
-            k
-            for u in units
-            if u.extractor != "nlp"
-            for n in (u.edge[::2] if u.edge else (u.subject,))
-            if (k := entity_key(n)) not in self._scanned
-        )
-        first_name: dict[str, str] = {}
-        for name in names:
-            first_name.setdefault(entity_key(name), name)
-        unknown = idx.graph.unknown_keys(names)
-        vectors = idx.embed([first_name[k] for k in unknown])
-        by_key = {k: vectors[i] for i, k in enumerate(unknown)}
-        idx.graph.add_units(units, by_key)
-        if unknown:
-            idx.vectors.upsert(
-                "entities",
-                ["e" + content_hash(k) for k in unknown],
-                vectors,
-                [first_name[k] for k in unknown],
-                [{"key": k, "node": idx.graph.node_of(k) or ""} for k in unknown],
-            )
-
-    def _scan(self, passages: Sequence[Passage], names: set[str]) -> None:
-        """Record which of `names` each passage mentions (normalized n-gram match)."""
-        names = {n for n in names if len(n) >= _MIN_NAME_CHARS}
-        if not names or not passages:
-            return
-        longest = min(_MAX_NAME_TOKENS, max(len(n.split()) for n in names))
-        pairs: list[tuple[str, str]] = []
-        for passage in passages:
-            tokens = normalize(f"{passage.title}. {passage.text}").split()
-            found = {gram for gram in word_runs(tokens, longest) if gram in names}
-            pairs.extend((name, passage.id) for name in found)
-        self.index.catalog.add_mentions(pairs)
-
-    def _scan_new_names(self) -> None:
-        """Scan every passage for names no earlier scan looked for, then remember them.
-
-        The names are document titles and the names in model units. The parser's are left out: it
-        makes a node of every noun phrase ("member", "the legislature", "Democrat Ned Lamont"),
-        and on HotpotQA-300 their mentions sent bridge hops away from the titled documents that
-        answer (agent recall@5 77.3 with titles only, 76.5 adding capitalized multi-word names,
-        with hop-1 units; 86.0 vs 81.7 without them).
-        """
-        idx = self.index
-        current = idx.catalog.unscanned_names() | {
-            entity_key(r.title) for r in idx.catalog.documents()
-        }
-        new = {n for n in current - self._scanned if len(n) >= _MIN_NAME_CHARS}
-        if not new:
-            return
-        batch: list[Passage] = []
-        for passage in idx.catalog.iter_passages():
-            batch.append(passage)
-            if len(batch) >= 2000:
-                self._scan(batch, new)
-                batch = []
-        self._scan(batch, new)
-        idx.catalog.mark_scanned(new)
-        self._scanned |= new

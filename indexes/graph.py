@@ -249,9 +249,17 @@ class EntityGraph:
         """How many edges the graph holds."""
         return int(self.g.number_of_edges())
 
+    def node_count(self) -> int:
+        """How many nodes (entities) the graph holds."""
+        return int(self.g.number_of_nodes())
+
+    def out_degree(self, node: str) -> int:
+        """How many edges leave `node`."""
+        return int(self.g.out_degree(node))
+
     def stats(self) -> dict[str, Any]:
         """Node and edge counts."""
-        return {"graph_nodes": self.g.number_of_nodes(), "graph_edges": self.g.number_of_edges()}
+        return {"graph_nodes": self.node_count(), "graph_edges": self.edge_count()}
 
     def save(self) -> None:
         """Write the graph atomically: a temp file in the same folder, then rename over."""

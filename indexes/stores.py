@@ -1,4 +1,4 @@
-"""Vector store behind a small interface: units, passages and entity names in Chroma.
+"""The vector store of an index: units, passages and entity names in Chroma.
 
 Chroma is always handed vectors we computed with our own embedder; its collections are created
 without an embedding function, so it can never fall back to its download-on-first-use default.
@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -34,43 +34,6 @@ class Hit:
     score: float
     text: str
     metadata: dict[str, Any]
-
-
-class VectorIndex(Protocol):
-    """What the build and the tools need from a vector store."""
-
-    def upsert(
-        self,
-        collection: str,
-        ids: Sequence[str],
-        vectors: Vectors,
-        texts: Sequence[str],
-        metadatas: Sequence[dict[str, Any]],
-    ) -> None:
-        """Insert or replace records."""
-
-    def delete(self, collection: str, ids: Sequence[str]) -> None:
-        """Remove records by id (unknown ids are ignored)."""
-
-    def search(
-        self, collection: str, vector: Vector, k: int, where: dict[str, Any] | None = None
-    ) -> list[Hit]:
-        """The k nearest records, best first."""
-
-    def nearest(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
-        """Ids and cosine similarities of the k nearest records, best first; no record is read."""
-
-    def get(self, collection: str, ids: Sequence[str]) -> list[Hit]:
-        """Records by id (score 1.0), in no particular order."""
-
-    def vectors(self, collection: str) -> tuple[list[str], list[list[float]]]:
-        """Every id and vector of a collection."""
-
-    def get_vectors(self, collection: str, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
-        """The ids found among those given, and their vectors (one row each)."""
-
-    def count(self, collection: str) -> int:
-        """Number of records in a collection."""
 
 
 class StoreError(RuntimeError):
@@ -145,7 +108,7 @@ def rename_collections(client: Any, old_prefix: str, new_prefix: str) -> list[st
 
 
 class ChromaIndex:
-    """Chroma-backed `VectorIndex`, embedded (PersistentClient) or remote (HttpClient)."""
+    """The vector store of the build and the tools: Chroma, embedded (PersistentClient) or remote."""
 
     @_guarded
     def __init__(self, client: Any, prefix: str, where: str, create: bool) -> None:
@@ -194,7 +157,7 @@ class ChromaIndex:
 
     @_guarded
     def delete(self, collection: str, ids: Sequence[str]) -> None:
-        """Remove records by id."""
+        """Remove records by id (unknown ids are ignored)."""
         for s in range(0, len(ids), _BATCH):
             self._collections[collection].delete(ids=list(ids[s : s + _BATCH]))
 
@@ -202,7 +165,7 @@ class ChromaIndex:
     def search(
         self, collection: str, vector: Vector, k: int, where: dict[str, Any] | None = None
     ) -> list[Hit]:
-        """The k nearest records by cosine similarity."""
+        """The k nearest records by cosine similarity, best first."""
         if k <= 0:
             return []
         # no count() guard: it costs milliseconds at 10k records, and an empty collection
@@ -240,7 +203,7 @@ class ChromaIndex:
 
     @_guarded
     def get(self, collection: str, ids: Sequence[str]) -> list[Hit]:
-        """Records by id."""
+        """Records by id (score 1.0), in no particular order."""
         if not ids:
             return []
         res = self._collections[collection].get(ids=list(ids), include=["documents", "metadatas"])

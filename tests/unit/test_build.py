@@ -1,4 +1,6 @@
 import json
+import sqlite3
+from contextlib import closing
 
 import pytest
 
@@ -38,10 +40,8 @@ def test_build_stores_units_graph_and_mentions(open_index, fake_model):
     assert len(snap["chroma_passages"]) == 3
     # relation units became SARG edges with unit provenance
     dam, varn = index.graph.node_of("Orrin Dam"), index.graph.node_of("Hessa Varn")
-    assert index.graph.g.has_edge(dam, varn)
-    assert index.graph.g.edges[dam, varn]["weight"] == len(
-        index.graph.g.edges[dam, varn]["provenance"]
-    )
+    edge = index.graph.edge(dam, varn)  # KeyError: no such edge
+    assert edge["weight"] == len(edge["provenance"])
     # mentions cross documents: the mill passage names the Orrin Reservoir, the dam passage too
     reservoir = index.catalog.mentioning(entity_key("Orrin Reservoir"))
     assert {p.doc_id for p in index.catalog.passages(reservoir)} == {"orrin", "mill"}
@@ -97,16 +97,16 @@ def test_delete_removes_passages_units_emptied_edges_and_orphans(open_index, fak
     assert varn_units.isdisjoint(index.vectors.vectors("units")[0])
     assert len(index.vectors.vectors("passages")[0]) == 2
     assert index.graph.node_of("Lindmoor") is None  # orphan node gone
-    for _, _, data in index.graph.g.edges(data=True):
+    for _, _, data in index.graph.edges():
         assert varn_units.isdisjoint(data["provenance"]) and data["provenance"]
     assert not Builder(index, fake_model).delete("varn")
     # the graph on disk agrees
     reopened = open_index()
-    assert reopened.graph.g.number_of_edges() == index.graph.g.number_of_edges()
+    assert reopened.graph.edge_count() == index.graph.edge_count()
     # deleting all documents leaves an empty graph
     for doc in ("orrin", "mill"):
         Builder(index, fake_model).delete(doc)
-    assert index.graph.g.number_of_nodes() == 0 and index.vectors.count("units") == 0
+    assert index.graph.node_count() == 0 and index.vectors.count("units") == 0
 
 
 def test_interrupted_build_resumes_with_nothing_lost_or_duplicated(open_index, tmp_path):
@@ -184,7 +184,7 @@ def test_switching_the_extraction_model_replaces_units_everywhere(
 ):
     index = open_index()
     Builder(index, fake_model).run(DOCS)
-    first = set(index.catalog.db.execute("SELECT uid FROM units").fetchall())
+    first = {uid for uid, _pid, _doc in index.catalog.unit_rows()}
 
     class Other(ScriptedChatModel):
         @property
@@ -215,12 +215,12 @@ def test_switching_the_extraction_model_replaces_units_everywhere(
 
     monkeypatch.setattr(index.graph, "save", counted_save)
     Builder(index, Other(responder=one_unit)).run(DOCS)
-    rows = index.catalog.db.execute("SELECT uid FROM units").fetchall()
+    rows = [uid for uid, _pid, _doc in index.catalog.unit_rows()]
     assert len(rows) == 1 and set(rows).isdisjoint(first)
     # One batch: old units leave in one graph pass, not one whole-graph save per document.
     assert len(saves) == 2  # the removal pass and the batch's own save
     assert index.vectors.count("units") == 1 == index.stats()["units"]
-    assert index.graph.g.number_of_edges() == 1
+    assert index.graph.edge_count() == 1
 
 
 def test_a_catalog_from_before_unit_subjects_is_filled_from_chroma(
@@ -232,10 +232,11 @@ def test_a_catalog_from_before_unit_subjects_is_filled_from_chroma(
     Builder(index, fake_model).run(DOCS)
     expected = {h.unit.id for h in units_about(index, "Hessa Varn", k=50)}
     assert expected
-    with index.catalog.transaction() as db:  # the catalog as an older resin left it
+    index.close()
+    with closing(sqlite3.connect(index.catalog.path)) as db:  # as an older resin left it
         db.execute("DROP INDEX units_subject")
         db.execute("ALTER TABLE units DROP COLUMN subject")
-    index.close()
+        db.commit()
     reopened = open_index(tmp_path / "index")
     assert reopened.catalog.units_without_subject() == []
     assert {h.unit.id for h in units_about(reopened, "Hessa Varn", k=50)} == expected

@@ -55,7 +55,7 @@ def test_name_variants_merge_and_distinct_entities_stay_apart(tmp_path, embedder
     }
     assert len(distinct) == 7
     dam = graph.node_of("Orrin Dam")
-    assert graph.g.out_degree(dam) == 3
+    assert graph.out_degree(dam) == 3
 
 
 def test_embedding_similarity_merges_near_duplicates_only(tmp_path, embedder):
@@ -81,17 +81,17 @@ def test_edges_count_distinct_units_and_persist_atomically(tmp_path, embedder):
     units = [relation("Orrin Dam", "Hessa Varn"), relation("Orrin Dam", "Hessa Varn", "p2")]
     add(graph, embedder, units)
     add(graph, embedder, units)  # idempotent
-    edge = graph.g.edges[graph.node_of("Orrin Dam"), graph.node_of("Hessa Varn")]
+    edge = graph.edge(graph.node_of("Orrin Dam"), graph.node_of("Hessa Varn"))
     assert edge["weight"] == 2 and sorted(edge["provenance"]) == sorted(u.id for u in units)
     graph.save()
     assert not list(tmp_path.glob(".graph-*"))
     loaded = EntityGraph(path)
     assert loaded.node_of("orrin dam") == graph.node_of("Orrin Dam")
-    assert loaded.g.edges[graph.node_of("Orrin Dam"), graph.node_of("Hessa Varn")]["weight"] == 2
+    assert loaded.edge(graph.node_of("Orrin Dam"), graph.node_of("Hessa Varn"))["weight"] == 2
     removed = loaded.remove_units([units[0].id])
-    assert not removed and loaded.g.number_of_edges() == 1
+    assert not removed and loaded.edge_count() == 1
     removed = loaded.remove_units([units[1].id])
-    assert set(removed) == {"orrin dam", "hessa varn"} and loaded.g.number_of_nodes() == 0
+    assert set(removed) == {"orrin dam", "hessa varn"} and loaded.node_count() == 0
 
 
 def test_heaviest_steps_follow_edge_changes(tmp_path, embedder):

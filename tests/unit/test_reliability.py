@@ -97,7 +97,7 @@ def test_bad_files_give_one_clear_error_each_and_the_rest_is_indexed(tmp_path, o
     for doc_id in ids:
         assert Builder(index, None).delete(doc_id), doc_id
     assert not index.catalog.documents() and index.vectors.count("passages") == 0
-    assert index.vectors.count("units") == 0 and index.graph.g.number_of_nodes() == 0
+    assert index.vectors.count("units") == 0 and index.graph.node_count() == 0
     assert {p.name for p in tmp_path.iterdir()} == {"inputs", "index"}
 
 
