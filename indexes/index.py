@@ -27,6 +27,7 @@ from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
 from indexes.stores import (
     LEGACY_PREFIX,
     ChromaIndex,
+    VectorIndex,
     chroma_client,
     rename_collections,
     store_name,
@@ -125,7 +126,7 @@ class Index:
         client = chroma_client(config.path, config.chroma_host, config.chroma_port)
         if "collection_prefix" not in self.manifest or self.manifest.get("migrating"):
             self._migrate(client, allowed=migrate or not config.chroma_host)
-        self.vectors = ChromaIndex(
+        self.vectors: VectorIndex = ChromaIndex(
             client,
             self.manifest["collection_prefix"],
             store_name(config.path, config.chroma_host, config.chroma_port),

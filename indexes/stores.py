@@ -1,4 +1,4 @@
-"""The vector store of an index: units, passages and entity names in Chroma.
+"""Vector store behind a small interface: units, passages and entity names in Chroma.
 
 Chroma is always handed vectors we computed with our own embedder; its collections are created
 without an embedding function, so it can never fall back to its download-on-first-use default.
@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 import numpy as np
 
@@ -34,6 +34,43 @@ class Hit:
     score: float
     text: str
     metadata: dict[str, Any]
+
+
+class VectorIndex(Protocol):
+    """What the build and the tools need from a vector store."""
+
+    def upsert(
+        self,
+        collection: str,
+        ids: Sequence[str],
+        vectors: Vectors,
+        texts: Sequence[str],
+        metadatas: Sequence[dict[str, Any]],
+    ) -> None:
+        """Insert or replace records."""
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        """Remove records by id (unknown ids are ignored)."""
+
+    def search(
+        self, collection: str, vector: Vector, k: int, where: dict[str, Any] | None = None
+    ) -> list[Hit]:
+        """The k nearest records, best first."""
+
+    def nearest(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
+        """Ids and cosine similarities of the k nearest records, best first; no record is read."""
+
+    def get(self, collection: str, ids: Sequence[str]) -> list[Hit]:
+        """Records by id (score 1.0), in no particular order."""
+
+    def vectors(self, collection: str) -> tuple[list[str], list[list[float]]]:
+        """Every id and vector of a collection."""
+
+    def get_vectors(self, collection: str, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """The ids found among those given, and their vectors (one row each)."""
+
+    def count(self, collection: str) -> int:
+        """Number of records in a collection."""
 
 
 class StoreError(RuntimeError):
@@ -108,7 +145,7 @@ def rename_collections(client: Any, old_prefix: str, new_prefix: str) -> list[st
 
 
 class ChromaIndex:
-    """The vector store of the build and the tools: Chroma, embedded (PersistentClient) or remote."""
+    """Chroma-backed `VectorIndex`, embedded (PersistentClient) or remote (HttpClient)."""
 
     @_guarded
     def __init__(self, client: Any, prefix: str, where: str, create: bool) -> None:
@@ -157,7 +194,7 @@ class ChromaIndex:
 
     @_guarded
     def delete(self, collection: str, ids: Sequence[str]) -> None:
-        """Remove records by id (unknown ids are ignored)."""
+        """Remove records by id."""
         for s in range(0, len(ids), _BATCH):
             self._collections[collection].delete(ids=list(ids[s : s + _BATCH]))
 
@@ -165,7 +202,7 @@ class ChromaIndex:
     def search(
         self, collection: str, vector: Vector, k: int, where: dict[str, Any] | None = None
     ) -> list[Hit]:
-        """The k nearest records by cosine similarity, best first."""
+        """The k nearest records by cosine similarity."""
         if k <= 0:
             return []
         # no count() guard: it costs milliseconds at 10k records, and an empty collection
@@ -203,7 +240,7 @@ class ChromaIndex:
 
     @_guarded
     def get(self, collection: str, ids: Sequence[str]) -> list[Hit]:
-        """Records by id (score 1.0), in no particular order."""
+        """Records by id."""
         if not ids:
             return []
         res = self._collections[collection].get(ids=list(ids), include=["documents", "metadatas"])
