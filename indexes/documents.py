@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 TEXT_SUFFIXES = (".txt", ".md", ".jsonl")
 SUPPORTED_SUFFIXES = (*TEXT_SUFFIXES, ".pdf", ".html", ".htm", ".docx")
@@ -255,15 +256,22 @@ def stem_title(path: Path) -> str:
     return path.stem.replace("_", " ").replace("-", " ")
 
 
-def _read_jsonl(path: Path, text: str) -> Iterator[Document]:
-    seen: set[str] = set()
+def jsonl_records(
+    path: Path, text: str, error: type[ValueError] = DocumentError
+) -> Iterator[tuple[int, Any]]:
+    """(line number, decoded value) of each non-blank line; `error` names a malformed one."""
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            yield lineno, json.loads(line)
         except json.JSONDecodeError as exc:
-            raise DocumentError(f"{path}:{lineno}: malformed JSON ({exc.msg})") from exc
+            raise error(f"{path}:{lineno}: malformed JSON ({exc.msg})") from exc
+
+
+def _read_jsonl(path: Path, text: str) -> Iterator[Document]:
+    seen: set[str] = set()
+    for lineno, record in jsonl_records(path, text):
         if not isinstance(record, dict) or not isinstance(record.get("text"), str):
             raise DocumentError(f"{path}:{lineno}: expected an object with a string 'text'")
         doc_id = str(record.get("id") or record.get("title") or f"{path.stem}-{lineno}")

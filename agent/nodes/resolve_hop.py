@@ -19,7 +19,7 @@ from agent.resources import context_of, get_index
 from agent.state import Evidence, Hop, HopResult, HopTask
 from indexes.index import Index
 from indexes.lexical import tokenize
-from indexes.units import normalize
+from indexes.units import ReasoningUnit, normalize
 from prompts import BRIDGE_SYSTEM, BRIDGE_USER
 from prompts.structured import fence, parse_reply
 from tools.entities import bridge_entities, passages_about, units_about
@@ -87,19 +87,21 @@ def _passage_evidence(hits: list[PassageHit], hop: int, query: str, index: Index
     return evidence
 
 
+def _evidence_of(unit: ReasoningUnit, score: float, hop: int, route: str) -> Evidence:
+    """A unit's source sentences as evidence of this hop."""
+    return Evidence(
+        id=unit.id,
+        passage_id=unit.passage_id,
+        sentence_ids=unit.sentence_ids,
+        quote=unit.evidence,
+        score=score,
+        hop=hop,
+        route=route,  # type: ignore[arg-type]
+    )
+
+
 def _unit_evidence(hits: list[UnitHit], hop: int, route: str = "units") -> list[Evidence]:
-    return [
-        Evidence(
-            id=h.unit.id,
-            passage_id=h.unit.passage_id,
-            sentence_ids=h.unit.sentence_ids,
-            quote=h.unit.evidence,
-            score=round(h.score, 4),
-            hop=hop,
-            route=route,  # type: ignore[arg-type]
-        )
-        for h in hits
-    ]
+    return [_evidence_of(h.unit, round(h.score, 4), hop, route) for h in hits]
 
 
 def _chain_evidence(chains: list[Chain], hop: int, index: Index) -> list[Evidence]:
@@ -108,18 +110,7 @@ def _chain_evidence(chains: list[Chain], hop: int, index: Index) -> list[Evidenc
         link.unit_ids[0]: chain.score for chain in chains for link in chain.links if link.unit_ids
     }
     units = units_by_id(index, list(dict.fromkeys(first_units)))
-    return [
-        Evidence(
-            id=u.id,
-            passage_id=u.passage_id,
-            sentence_ids=u.sentence_ids,
-            quote=u.evidence,
-            score=score.get(u.id, 0.0),
-            hop=hop,
-            route="chain",
-        )
-        for u in units
-    ]
+    return [_evidence_of(u, score.get(u.id, 0.0), hop, "chain") for u in units]
 
 
 def bridge_evidence(query: str, evidence: list[Evidence]) -> list[str]:

@@ -5,14 +5,13 @@ Written once here so the formats differ only in how they read their files.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from evals.data.dataset import DataError, Question
-from indexes.documents import Document, make_passages, split_sentences
+from indexes.documents import Document, jsonl_records, make_passages, split_sentences
 
 
 def clean(text: str) -> str:
@@ -23,16 +22,10 @@ def clean(text: str) -> str:
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     """The JSON objects of a JSONL file, blank lines skipped; a `DataError` names a bad line."""
     try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror})") from exc
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{lineno}: malformed JSON ({exc.msg})") from exc
+    for lineno, record in jsonl_records(path, text, DataError):
         if not isinstance(record, dict):
             raise DataError(f"{path}:{lineno}: expected a JSON object")
         yield record
