@@ -164,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     from indexes.stores import StoreError, StoreMissingError, store_failure
 
     args = build_parser().parse_args(argv)
+    if not sys.stderr.isatty():
+        # progress bars redrawn ten times a second fill a log file: there, one line a minute
+        os.environ.setdefault("TQDM_MININTERVAL", "60")
     try:
         return int(args.func(args))
     except (
