@@ -192,7 +192,7 @@ class SentenceTransformerEmbeddings(Embeddings):
     """
 
     def __init__(self, name_or_path: str, name: str | None = None, batch_size: int = 64) -> None:
-        """Load the model from a local path or an installed name; never from a hub by default.
+        """Load `model` from a local path or an installed name; never from a hub by default.
 
         `name` is the identity recorded in an index's manifest (defaults to `name_or_path`).
         """
@@ -205,17 +205,17 @@ class SentenceTransformerEmbeddings(Embeddings):
         shown = hf_logging.is_progress_bar_enabled()
         hf_logging.disable_progress_bar()
         try:
-            self._model = SentenceTransformer(name_or_path, device="cpu")
+            self.model = SentenceTransformer(name_or_path, device="cpu")
         finally:
             if shown:
                 hf_logging.enable_progress_bar()
-        self._onnx = load_onnx_encoder(self._model, name_or_path)
+        self._onnx = load_onnx_encoder(self.model, name_or_path)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed a batch of texts."""
         if self._onnx is not None:
             return self._onnx.encode(texts, self.batch_size).tolist()
-        vectors = self._model.encode(
+        vectors = self.model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
         )
         return [list(map(float, v)) for v in vectors]

@@ -18,21 +18,21 @@ from tools.retrieval import PassageHit, UnitHit, passage_hits, query_vector, rea
 
 # An entity with at most this many units (or passages naming it) is ranked exactly: a lookup plus
 # a dot product. A commoner one is looked for among the query's this-many nearest neighbours.
-_ABOUT_SCAN = 256
+ABOUT_SCAN = 256
 
 
 def units_about(index: Index, entity: str, k: int = 5, query: str | None = None) -> list[UnitHit]:
     """Units whose subject is this entity (exact normalized name), ranked by the query."""
     key = entity_key(entity)
     vector = query_vector(index, query or entity)
-    ids = index.catalog.units_with_subject(key, _ABOUT_SCAN + 1)
-    if len(ids) > _ABOUT_SCAN:  # a common subject: its units among the query's neighbours
-        near = index.vectors.nearest("units", vector, _ABOUT_SCAN)
+    ids = index.catalog.units_with_subject(key, ABOUT_SCAN + 1)
+    if len(ids) > ABOUT_SCAN:  # a common subject: its units among the query's neighbours
+        near = index.vectors.nearest("units", vector, ABOUT_SCAN)
         own = index.catalog.with_subject(key, [u for u, _ in near])
         found = [(u, s) for u, s in near if u in own][:k]
         if found:
             return read_units(index, found)
-        ids = ids[:_ABOUT_SCAN]  # none that near: rank the first ones found
+        ids = ids[:ABOUT_SCAN]  # none that near: rank the first ones found
     stored, vectors = index.vectors.get_vectors("units", ids)
     if not stored:
         return []
@@ -49,13 +49,13 @@ def passages_about(index: Index, entity: str, query: str, k: int = 2) -> list[Pa
     if not candidates:
         return []
     vector = query_vector(index, query)
-    if len(candidates) > _ABOUT_SCAN:  # a common name: its passages among the query's neighbours
+    if len(candidates) > ABOUT_SCAN:  # a common name: its passages among the query's neighbours
         named = set(candidates)
-        near = index.vectors.nearest("passages", vector, _ABOUT_SCAN)
+        near = index.vectors.nearest("passages", vector, ABOUT_SCAN)
         ranked = [(pid, s) for pid, s in near if pid in named][:k]
         if ranked:
             return passage_hits(index, ranked, "entity")
-        candidates = candidates[:_ABOUT_SCAN]
+        candidates = candidates[:ABOUT_SCAN]
     ids, vectors = index.passage_vectors(candidates)
     if not ids:
         return []

@@ -22,7 +22,7 @@ def torch_vectors(model, texts):
 
 
 def test_onnx_export_matches_torch_and_is_reused(embedder, cache):
-    model = embedder._model
+    model = embedder.model
     encoder = load_onnx_encoder(model, str(minilm_path()))
     assert encoder is not None
     (exported,) = cache.glob("*.onnx")
@@ -35,7 +35,7 @@ def test_onnx_export_matches_torch_and_is_reused(embedder, cache):
 
 
 def test_a_corrupt_export_falls_back_to_torch_then_is_rebuilt(embedder, cache, caplog):
-    model = embedder._model
+    model = embedder.model
     assert load_onnx_encoder(model, str(minilm_path())) is not None
     (exported,) = cache.glob("*.onnx")
     exported.write_bytes(b"not a model")
@@ -47,5 +47,5 @@ def test_a_corrupt_export_falls_back_to_torch_then_is_rebuilt(embedder, cache, c
 
 def test_onnx_can_be_switched_off(embedder, cache, monkeypatch):
     monkeypatch.setenv("RESIN_EMBED_ONNX", "0")
-    assert load_onnx_encoder(embedder._model, str(minilm_path())) is None
+    assert load_onnx_encoder(embedder.model, str(minilm_path())) is None
     assert not cache.exists()

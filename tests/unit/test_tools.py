@@ -59,7 +59,7 @@ def test_common_names_are_ranked_among_the_querys_neighbours(open_index, monkeyp
     assert len(named) == 2  # the dam's passage and the mill's both name it
     # with a scan of one, Hessa Varn (2 units) and the Orrin Reservoir (2 passages) count as
     # common: ids-only neighbours filtered by the catalog, then the winners read in full
-    monkeypatch.setattr(entities, "_ABOUT_SCAN", 1)
+    monkeypatch.setattr(entities, "ABOUT_SCAN", 1)
     near = entities.units_about(index, "Hessa Varn", k=5, query=question)
     assert [(h.unit.id, round(h.score, 4)) for h in near] == [
         (exact[0].unit.id, round(exact[0].score, 4))
