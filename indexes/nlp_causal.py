@@ -74,6 +74,8 @@ def _condition(mark: str, first: Any, condition: Any, conclusion: Any, head: Any
     """A rule (if, when, unless) or a causal edge (because) from a clause and its conclusion."""
     if mark not in _CONDITION_MARKS and mark != "because":
         return
+    if mark == "when" and any(t.tag_ == "VBD" for t in condition):
+        return  # "when he lived in Harlem": a time in a story, not a condition
     if mark == "unless" and condition.text:  # the negation stays with its condition
         condition = first.doc[first.i : condition.end]
     if not condition.text or not conclusion.text:

@@ -203,8 +203,8 @@ def opening_clause(doc: Any) -> tuple[Any, Any] | None:
     The comma is where the writer closed the condition; the parser's clause edges often are not
     (it may attach the conclusion's subject to the condition).
     """
-    if len(doc) < 4 or doc[0].lower_ not in _OPENING_MARKS:
-        return None
+    if len(doc) < 4 or doc[0].lower_ not in _OPENING_MARKS or doc[1].lower_ == "of":
+        return None  # "Because of X, …" is a cause phrase, not a clause
     comma = next((t.i for t in doc if t.text == ","), None)
     if comma is None or comma < 3:
         return None

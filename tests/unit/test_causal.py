@@ -95,6 +95,16 @@ def test_an_opening_without_a_clause_is_no_condition(nlp_extractor):
     assert not any(e[0] == "in doubt" for e in edges)
 
 
+def test_a_past_when_clause_is_a_time_not_a_condition(nlp_extractor):
+    units = _units(nlp_extractor, "When he lived in Harlem, he went to school with Myers.")
+    assert not [u for u in units if u.kind == "rule"]
+
+
+def test_an_opening_cause_phrase_is_read_as_one(nlp_extractor):
+    edges = _edges(nlp_extractor, "Because of the storm, the ferry stopped.")
+    assert edges == [("storm", "Because of", "ferry stopped")]
+
+
 def test_causing_verbs_without_an_infinitive_keep_their_object(nlp_extractor):
     assert ("Heavy rain", "causes", "floods") in _edges(nlp_extractor, "Heavy rain causes floods.")
 
