@@ -4,6 +4,8 @@ Real spaCy, real embedder, real Chroma and networkx. The corpus is written for t
 chain told across three documents, each link a sentence in one of the shapes the rules read.
 """
 
+import json
+
 import pytest
 
 from agent.context import Context
@@ -11,8 +13,9 @@ from agent.graph import graph
 from agent.questions import causal_parts
 from agent.resources import forget_indexes
 from indexes.build import Builder
-from indexes.documents import Document, make_passages
+from indexes.documents import Document, load_documents, make_passages
 from indexes.units import normalize
+from tests.conftest import SAMPLE_DOCS
 from tools.causal import effect_chains
 
 DOCS = [
@@ -179,3 +182,24 @@ def test_causal_parts_of_a_question():
     )
     assert causal_parts("What happens when ice melts?") is None
     assert causal_parts("Who designed the dam?") is None
+
+
+@pytest.mark.parametrize(
+    ("qid", "answer"), [("q6", "cancels the Lantern Run"), ("q7", "stops spawning")]
+)
+def test_the_sample_causal_questions_on_the_parser_index(
+    open_index, nlp_extractor, tmp_path, qid, answer
+):
+    docs, _ = load_documents([SAMPLE_DOCS])
+    Builder(open_index(), None, nlp=nlp_extractor).run(docs)
+    lines = (SAMPLE_DOCS.parent / "questions.jsonl").read_text().splitlines()
+    item = next(json.loads(line) for line in lines if f'"{qid}"' in line)
+    forget_indexes()
+    try:
+        ctx = Context(index_path=str(tmp_path / "index"))
+        final = graph.invoke({"question": item["question"]}, context=ctx)
+    finally:
+        forget_indexes()
+    assert final["answer"] == answer and any(
+        normalize(a) in normalize(answer) for a in item["answers"]
+    )
