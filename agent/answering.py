@@ -309,11 +309,15 @@ def answer_from_passages(
     names: Iterable[str] = (),
     chains: str = "",
     bridges: Iterable[str] = (),
+    effects: Sequence[str] = (),
+    story: Sequence[str] = (),
 ) -> Answer:
     """The short answer to `question` from these passages, with its supporting sentences.
 
     `names` are entity names the evidence's units carry, `bridges` the entities the hops resolved
-    (the answer is written about them, in their passages).
+    (the answer is written about them, in their passages), `effects` the last effects of the
+    chains found from the question's cause to the thing it asks about, and `story` the sentence
+    ids of the best such chain's links, cause first: an answer inside its effect cites them all.
 
     Nothing in the passages → `NOT_FOUND` without a model call; a pick or free answer that no
     sentence supports → `NOT_FOUND` too: an answer is never the model's own claim.
@@ -333,7 +337,7 @@ def answer_from_passages(
         cands = (
             listed(question, options, passages)
             if options
-            else candidates(question, passages, names, bridges)
+            else candidates(question, passages, names, bridges, effects)
         )
         out.candidates = [c.text for c in cands]
         if not cands:
@@ -365,6 +369,8 @@ def answer_from_passages(
         chosen = _with_ids(passages, [c.sentences[0] for c in cands])
     else:
         chosen = supporting(picked, question, passages)
+    if story and _writes(effects[0], picked):
+        chosen = _with_ids(passages, story) or chosen
     if not chosen and options:  # an option the user listed: the sentence that best supports it
         chosen = _with_ids(passages, next((c.sentences[:1] for c in cands if c.text == picked), []))
     if not chosen:

@@ -44,6 +44,10 @@ _UNTYPED = frozenset({"NP", "PROPN", "TITLE", "NAME"})
 MAX_CANDIDATES = 10
 _VAGUE_TIME = 5.0
 _MAX_VERB_WORDS = 6
+# A verb phrase that is the last effect of a cause → effect chain found for the question's cause
+# and thing affected outranks any phrase that merely shares the question's words (the cause's
+# own sentence shares most of them); the more of the effect it holds, the better.
+_CHAIN_EFFECT = 50.0
 _YEAR = re.compile(r"\b(?:1\d{3}|20\d{2})\b")
 # Date comparisons the passages' years can settle.
 _EARLIER = re.compile(r" (?:older|oldest|first|earlier|earliest|sooner|predates?|before) ")
@@ -119,13 +123,17 @@ def candidates(
     passages: Sequence[Passage],
     names: Iterable[str] = (),
     bridges: Iterable[str] = (),
+    effects: Iterable[str] = (),
 ) -> list[Candidate]:
     """Ranked answer candidates for the question, every one written in a passage sentence.
 
     A candidate's score adds: how well its entity type fits the question word, how many question
     words its best sentence shares, whether the noun the question asks for stands next to it
     ("which port" → "the port of Caldmere"), and how often the passages write it. `names` are
-    entity names the evidence carries (unit subjects and objects).
+    entity names the evidence carries (unit subjects and objects). `effects` are the last
+    effects of chains from the question's cause to the thing it asks about: for "what happens"
+    questions, a verb phrase inside one ("cancels the festival") is the answer even though it
+    repeats the question's words.
     """
     options = question_options(question)
     if options:
@@ -139,6 +147,7 @@ def candidates(
     main, described = question_parts(question)
     verb = question_verb(question)
     asks_year = "year" in wh_phrase(question).split()
+    finals = [f" {normalize(e)} " for e in effects] if wanted == ACTIONS else []
     hopped = {normalize(b) for b in bridges} - {""}  # what the agent's hops resolved
     bridges = _bridges(described, asked_norm, passages) | hopped
     seen: dict[str, _Seen] = {}
@@ -166,8 +175,14 @@ def candidates(
                     continue
                 own = stems(text)
                 repeated = own & asked - {head}  # "Kestrel Pass" answers "which pass"
+                effect = max(
+                    (len(key.split()) / len(f.split()) for f in finals if f" {key} " in f),
+                    default=0.0,
+                )
+                effect = effect if label == "VP" else 0.0
                 if (
-                    own
+                    not effect
+                    and own
                     and (2 * len(repeated) >= len(own) or own <= asked)
                     and label not in (TIMES | NUMBERS)
                 ):
@@ -182,7 +197,14 @@ def candidates(
                     f" {b} " in norm for b in bridges if b != key and b not in key
                 )
                 close = min(len((main - own) & around), 2) + (verb in around)
-                item.best = max(item.best, 2.0 * overlap + 5.0 * near + 2.0 * close + 3.0 * linked)
+                item.best = max(
+                    item.best,
+                    2.0 * overlap
+                    + 5.0 * near
+                    + 2.0 * close
+                    + 3.0 * linked
+                    + _CHAIN_EFFECT * effect,
+                )
     ranked = []
     for key, item in seen.items():
         typed = [lab for lab in item.labels if lab not in _UNTYPED]

@@ -183,6 +183,24 @@ def wh_phrase(question: str) -> str:
     return ""
 
 
+_HAPPENS_TO = re.compile(
+    r"^what (?:\w+ly )?(?:happens|happened|will happen|would happen) to (.+?),? "
+    r"(?:when|if|whenever|once|after) (.+?)\W*$",
+    flags=re.I,
+)
+# A modifier after the thing affected places it ("the silverfin below the dam"); its words are
+# not what the effect must name.
+_PLACING = re.compile(r" (?:below|above|in|on|at|near|under|behind|downstream|upstream)\b.*$")
+
+
+def causal_parts(question: str) -> tuple[str, str] | None:
+    """(thing affected, condition) of "What (ultimately) happens to X when Y?", else None."""
+    match = _HAPPENS_TO.match(question.strip())
+    if match is None:
+        return None
+    return _PLACING.sub("", match.group(1)), match.group(2)
+
+
 def expected_labels(question: str) -> frozenset[str]:
     """What the question word asks for, as entity labels (empty: anything)."""
     phrase = wh_phrase(question)

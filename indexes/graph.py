@@ -49,6 +49,9 @@ class EntityGraph:
         # node -> its name-vector row (-1: none); normalizing every name per lookup cost more
         # than the traversal it served
         self._node_row: dict[str, int] = {}
+        # nodes that head a causal edge, and their name vectors; node -> its near causes
+        self._causes: tuple[list[str], np.ndarray] | None = None
+        self._near: dict[tuple[str, float, int], list[str]] = {}
 
     # clustering -----------------------------------------------------------------------------
     def load_vectors(self, keys: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
@@ -165,6 +168,38 @@ class EntityGraph:
             steps = self._steps[key] = [(h, t, way) for h, t, way, _ in heaviest]
         return steps
 
+    def _forget_steps(self) -> None:
+        self._steps.clear()
+        self._causes = None
+        self._near.clear()
+
+    def near_causes(self, node: str, tau: float, n: int) -> list[str]:
+        """Up to `n` other nodes heading a causal edge whose names are within cosine `tau` of `node`.
+
+        One state is often written two ways ("copper in the river", "the level of copper in the
+        river"); the merge threshold keeps such names apart, so a chain crosses them here.
+        Cached until the edges next change.
+        """
+        key = (node, tau, n)
+        near = self._near.get(key)
+        if near is None:
+            own = self.node_vectors([node])[1]
+            near = self.causes_like(own[0], tau, n + 1) if len(own) else []
+            near = self._near[key] = [c for c in near if c != node][:n]
+        return near
+
+    def causes_like(self, vector: np.ndarray, tau: float, n: int) -> list[str]:
+        """Up to `n` nodes heading a causal edge whose names are within cosine `tau` of `vector`."""
+        if self._causes is None:
+            heads = dict.fromkeys(h for h, _, a in self.g.edges(data=True) if a.get("causal"))
+            self._causes = self.node_vectors(list(heads))
+        names, vecs = self._causes
+        if not names:
+            return []
+        sims = vecs @ vector
+        order = np.argsort(-sims, kind="stable")[:n]
+        return [names[i] for i in order if sims[i] >= tau]
+
     def node_of(self, name: str) -> str | None:
         """The node holding this exact (normalized) name, if any."""
         return self._by_key.get(entity_key(name))
@@ -175,7 +210,7 @@ class EntityGraph:
     ) -> None:
         """Attach units to their subject nodes and add SARG edges; idempotent per unit id."""
         units = list(units)
-        self._steps.clear()
+        self._forget_steps()
         nodes = self.resolve([n for u in units for n in _endpoints(u)], vectors)
         for unit in units:
             head, *rest = _endpoints(unit)
@@ -193,6 +228,8 @@ class EntityGraph:
             if not self.g.has_edge(h, t):
                 self.g.add_edge(h, t, relations=[], provenance=[], weight=0)
             attrs = self.g.edges[h, t]
+            if unit.kind != "relation":
+                attrs["causal"] = True
             if _add_once(attrs["provenance"], unit.id):
                 _add_once(attrs["relations"], relation)
                 attrs["weight"] = len(attrs["provenance"])
@@ -203,7 +240,7 @@ class EntityGraph:
         gone = set(unit_ids)
         if not gone:
             return []
-        self._steps.clear()
+        self._forget_steps()
         self._node_row.clear()
         for h, t, attrs in list(self.g.edges(data=True)):
             kept = [u for u in attrs["provenance"] if u not in gone]

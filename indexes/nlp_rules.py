@@ -12,18 +12,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from indexes.documents import Passage, Sentence
+from indexes.nlp_causal import cause_phrases, caused_event, conditions
 from indexes.nlp_spans import (
-    CAUSE_PHRASES,
     NAMED,
     RELATIVE,
-    clause_head,
     is_generic,
     is_named,
     is_value,
     noun_phrase,
     objects_of,
     qualifiers_of,
-    remainder,
+    state_phrase,
     subjects_of,
     trim,
     with_conj,
@@ -33,7 +32,7 @@ from indexes.units import ReasoningUnit, entity_key
 
 # Bump on any change to the rules (here and in nlp_spans): the extraction cache and the manifest
 # are keyed by it.
-NLP_RULES_VERSION = "rules-1"
+NLP_RULES_VERSION = "rules-2"
 _TYPE_NAMES = {
     "PERSON": "person",
     "NORP": "group",
@@ -61,7 +60,6 @@ _CAUSAL_PREPS = frozenset({("lead", "to"), ("result", "in"), ("contribute", "to"
 _REVERSE_PREPS = frozenset({("result", "from"), ("stem", "from"), ("arise", "from")})
 # Sentence or clause adverbs that make the preceding statement the cause.
 _CONSEQUENCE = frozenset("therefore thus consequently hence".split())
-_CONDITION_MARKS = frozenset("if when whenever unless".split())
 
 
 @dataclass
@@ -140,6 +138,17 @@ def _clause_units(verb: Any, ctx: _Context) -> _Subject | None:
         common = {"subject": subj.text, "resolved": subj.resolved, **quals}
         if subj.label:
             common["subject_type"] = _TYPE_NAMES.get(subj.label, "")
+        event = caused_event(verb) if not passive else None
+        if event is not None:
+            # "Outbreaks cause the run to fail": the effect is the event, not its subject alone
+            ctx.add(
+                "causal-edge",
+                **{**common, "subject": ""},
+                source_state=subj.text if subj.resolved else state_phrase(tok).text,
+                target_state=event.text,
+                predicate=verb.text,
+            )
+            continue
         owner = next((c for c in tok.lefts if c.dep_ == "poss"), None)
         if lemma == "be" and owner is not None and not subj.resolved:
             # "Its population is 5,000" → (the referent, population, 5,000)
@@ -181,13 +190,16 @@ def _claim(
     subject = common["subject"]
     predicate = words_of(pred)
     causal = lemma in _CAUSAL_VERBS or (lemma, prep) in _CAUSAL_PREPS
+    # States in full ("leaks from the tailings wall"), a resolved pronoun as its referent
+    subj_state = subject if common["resolved"] else state_phrase(subj_tok).text
+    obj_state = state_phrase(obj).text if obj.pos_ != "ADJ" else obj_span.text
     if (lemma, prep) in _REVERSE_PREPS or (lemma in _CAUSAL_VERBS and passive and prep == "by"):
         # "The flood was caused by rain", "Erosion results from …": the object is the cause
         ctx.add(
             "causal-edge",
             **{**common, "subject": ""},
-            source_state=obj_span.text,
-            target_state=subject,
+            source_state=obj_state,
+            target_state=subj_state,
             predicate=verb.text if prep == "by" else "causes",
         )
         return
@@ -195,8 +207,8 @@ def _claim(
         ctx.add(
             "causal-edge",
             **{**common, "subject": ""},
-            source_state=subject,
-            target_state=obj_span.text,
+            source_state=subj_state,
+            target_state=obj_state,
             predicate=predicate,
         )
         return
@@ -252,67 +264,6 @@ def _appositions(doc: Any, ctx: _Context) -> None:
             )
 
 
-def _conditions(doc: Any, ctx: _Context) -> None:
-    """Rules from conditional clauses, causal edges from "because" clauses."""
-    for tok in doc:
-        if tok.dep_ != "advcl":
-            continue
-        first = tok.left_edge
-        mark = first.lower_
-        if mark not in _CONDITION_MARKS and mark != "because":
-            continue
-        head = tok.head
-        condition = trim(doc, first.i + 1, tok.right_edge.i + 1)
-        if mark == "unless" and condition.text:  # the negation stays with its condition
-            condition = doc[first.i : condition.end]
-        conclusion = remainder(head, first.i, tok.right_edge.i)
-        if not condition.text or not conclusion.text:
-            continue
-        if mark == "because":
-            ctx.add(
-                "causal-edge",
-                source_state=condition.text,
-                target_state=conclusion.text,
-                predicate="because",
-                **qualifiers_of(head),
-            )
-        else:
-            ctx.add(
-                "rule",
-                conditions=[condition.text],
-                conclusion=conclusion.text,
-                **qualifiers_of(head),
-            )
-    for tok in doc[:-1]:
-        if tok.lower_ in ("provided", "providing") and doc[tok.i + 1].lower_ == "that":
-            condition = trim(doc, tok.i + 2, len(doc))
-            conclusion = trim(doc, 0, tok.i)
-            ctx.add("rule", conditions=[condition.text], conclusion=conclusion.text)
-
-
-def _cause_phrases(doc: Any, ctx: _Context) -> None:
-    """Cause phrases: "because of X", "due to X", "as a result of X" → X causes the clause."""
-    lowers = [t.lower_ for t in doc]
-    for i in range(len(doc)):
-        for phrase in CAUSE_PHRASES:
-            if tuple(lowers[i : i + len(phrase)]) != phrase:
-                continue
-            end = i + len(phrase) - 1
-            pobj = next((t for t in doc[end:] if t.dep_ == "pobj" and i <= t.head.i <= end), None)
-            if pobj is None:
-                continue
-            source = trim(doc, pobj.left_edge.i, pobj.right_edge.i + 1)
-            head = clause_head(doc[i])
-            target = remainder(head, i, pobj.right_edge.i)
-            ctx.add(
-                "causal-edge",
-                source_state=source.text,
-                target_state=target.text,
-                predicate=words_of(doc[i : end + 1]),
-                **qualifiers_of(head),
-            )
-
-
 def _consequences(doc: Any, ctx: _Context, previous_text: str | None) -> None:
     """Consequences: "…, therefore Y" / "As a result, Y" → the statement before causes Y."""
     lowers = [t.lower_ for t in doc]
@@ -357,8 +308,8 @@ def _sentence_units(ctx: _Context, previous_text: str | None) -> _Subject | None
             if tok.dep_ == "ROOT" and found is not None:
                 subject = found
     _appositions(doc, ctx)
-    _conditions(doc, ctx)
-    _cause_phrases(doc, ctx)
+    conditions(doc, ctx.add)
+    cause_phrases(doc, ctx.add)
     _consequences(doc, ctx, previous_text)
     return subject
 

@@ -13,6 +13,12 @@ from typing import Any
 from indexes.units import entity_key
 
 _MAX_SPAN_TOKENS = 10
+# A cause or effect state may run longer than a name: "the level of dissolved copper in the river".
+_MAX_STATE_TOKENS = 12
+# Dependents that end a state phrase: a clause or a list hanging off a noun is no part of it.
+_STATE_STOPS = frozenset("relcl acl advcl ccomp xcomp conj cc appos punct".split())
+# Words that open a sentence with a subordinate clause ("Because A, B causes C").
+_OPENING_MARKS = frozenset("because if when whenever since once unless although while".split())
 
 NAMED = frozenset("PERSON NORP FAC ORG GPE LOC PRODUCT EVENT WORK_OF_ART LAW LANGUAGE".split())
 _VALUE = frozenset("DATE TIME PERCENT MONEY QUANTITY CARDINAL ORDINAL".split())
@@ -63,6 +69,25 @@ def noun_phrase(tok: Any) -> Any:
         core = [c.i for c in tok.lefts if c.dep_ == "compound"] + [tok.i]
         span = tok.doc[min(core) : tok.i + 1]
     return span
+
+
+def state_phrase(tok: Any) -> Any:
+    """A cause or effect as written: the noun phrase with its prepositional modifiers.
+
+    "Leaks *from the tailings wall*", "copper *in the river*": a state is a situation, and its head
+    noun alone ("Leaks", "copper") would join unrelated ones in the graph. A modifier holding a
+    clause or a list is left out, and an over-long phrase falls back to the noun phrase.
+    """
+    span = noun_phrase(tok)
+    hi = span.end
+    for child in tok.rights:
+        if child.dep_ != "prep" or _connective(child):
+            continue
+        if any(t.dep_ in _STATE_STOPS or t.is_punct for t in child.subtree):
+            break
+        hi = max(hi, child.right_edge.i + 1)
+    state = trim(tok.doc, span.start, hi)
+    return state if 0 < len(state) <= _MAX_STATE_TOKENS else span
 
 
 def is_named(span: Any, title: str = "") -> bool:
@@ -140,6 +165,7 @@ def subjects_of(verb: Any) -> list[tuple[Any, bool]]:
         out: list[tuple[Any, bool]] = []
         for s in subs:
             passive = s.dep_ == "nsubjpass"
+            s = _past_opening(s)
             if s.lower_ in RELATIVE and verb.dep_ == "relcl":
                 s = verb.head  # "the dam, which was built by …": the dam
             out.extend((t, passive) for t in with_conj(s))
@@ -153,6 +179,39 @@ def subjects_of(verb: Any) -> list[tuple[Any, bool]]:
     if verb.dep_ == "relcl":
         return [(verb.head, False)]
     return []
+
+
+def _past_opening(subj: Any) -> Any:
+    """The real subject when the parser took the opening clause's object for it.
+
+    "Because copper damages the gills, copper in the river causes …" is often parsed with "gills"
+    as the subject and "copper" as its apposition across the comma that closes the opening clause.
+    """
+    doc = subj.doc
+    if doc[0].lower_ not in _OPENING_MARKS:
+        return subj
+    comma = next((t.i for t in doc if t.text == ","), None)
+    after = [c for c in subj.rights if c.dep_ == "appos"]
+    if comma is not None and subj.i < comma and after and after[0].i > comma:
+        return after[0]
+    return subj
+
+
+def opening_clause(doc: Any) -> tuple[Any, Any] | None:
+    """A sentence-opening "If/When/Because X, Y" cut at its first comma: (X, Y), else None.
+
+    The comma is where the writer closed the condition; the parser's clause edges often are not
+    (it may attach the conclusion's subject to the condition).
+    """
+    if len(doc) < 4 or doc[0].lower_ not in _OPENING_MARKS or doc[1].lower_ == "of":
+        return None  # "Because of X, …" is a cause phrase, not a clause
+    comma = next((t.i for t in doc if t.text == ","), None)
+    if comma is None or comma < 3:
+        return None
+    condition, conclusion = trim(doc, 1, comma), trim(doc, comma + 1, len(doc))
+    if not any(t.pos_ in ("VERB", "AUX") for t in condition):
+        return None  # "If so, …", "When in Rome, …": no clause to be a condition
+    return (condition, conclusion) if conclusion.text else None
 
 
 def objects_of(verb: Any) -> list[tuple[list[Any], Any]]:

@@ -12,8 +12,9 @@ from indexes.documents import content_hash
 
 UnitKind = Literal["entity-fact", "type-property", "entity-type", "relation", "causal-edge", "rule"]
 UNIT_KINDS: tuple[UnitKind, ...] = get_args(UnitKind)
-# Kinds whose subject → object is an edge of the cause → effect graph (the SARG triples).
-GRAPH_KINDS: frozenset[str] = frozenset({"relation", "causal-edge"})
+# Kinds whose subject → object is an edge of the cause → effect graph (the SARG triples); a rule
+# is one when it has a single condition (condition → conclusion).
+GRAPH_KINDS: frozenset[str] = frozenset({"relation", "causal-edge", "rule"})
 
 Modality = Literal["asserted", "possible", "necessary", "hypothetical"]
 Polarity = Literal["positive", "negative"]
@@ -109,6 +110,9 @@ class ReasoningUnit(BaseModel):
             return self.subject, self.predicate, self.object
         if self.kind == "causal-edge":
             return self.source_state, self.predicate or "causes", self.target_state
+        if self.kind == "rule" and len(self.conditions) == 1:
+            # "If the run fails, the council cancels the festival": a chain runs through it
+            return self.conditions[0], "if", self.conclusion
         return None
 
 

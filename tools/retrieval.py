@@ -60,10 +60,15 @@ class ChainLink(BaseModel):
 
 
 class Chain(BaseModel):
-    """A cause → effect path through the graph, scored against the hop question."""
+    """A cause → effect path through the graph, scored against the hop question.
+
+    `about` is the thing affected, for a chain found as what a cause does to it
+    (`tools.causal.effect_chains`): its last link's tail is that effect.
+    """
 
     links: list[ChainLink]
     score: float
+    about: str = ""
 
     @property
     def text(self) -> str:
@@ -254,13 +259,13 @@ def traverse_chains(
         if edges in seen:  # a bidirectional walk meets the same edges from both ends
             continue
         seen.add(edges)
-        chains.append(_chain(index, list(paths[row][0]), round(scores[row], 4)))
+        chains.append(chain_of(index, list(paths[row][0]), round(scores[row], 4)))
         if len(chains) == top:
             break
     return chains
 
 
-def _chain(index: Index, path: list[tuple[str, str]], score: float) -> Chain:
+def chain_of(index: Index, path: list[tuple[str, str]], score: float) -> Chain:
     """Links in cause → effect order (a backward walk is read from its far cause forward)."""
     if len(path) > 1 and all(a[0] == b[1] for a, b in zip(path, path[1:], strict=False)):
         path = path[::-1]

@@ -16,7 +16,8 @@ from agent.nodes.common import usage_row
 from agent.resources import context_of, get_index
 from agent.state import Evidence, State
 from indexes.documents import Passage
-from tools.retrieval import units_by_id
+from indexes.index import Index
+from tools.retrieval import Chain, units_by_id
 
 # Without the compose model's tokenizer at hand, ~4 characters per token is the usual estimate.
 CHARS_PER_TOKEN = 4
@@ -43,6 +44,13 @@ def select_passages(
         chosen.append(passage)
         used += cost
     return chosen
+
+
+def _story(index: Index, chain: Chain) -> list[str]:
+    """The sentence ids of a chain's links, cause first (each link's first supporting unit)."""
+    first = [link.unit_ids[0] for link in chain.links if link.unit_ids]
+    units = {u.id: u for u in units_by_id(index, first)}
+    return list(dict.fromkeys(s for u in first if u in units for s in units[u].sentence_ids))
 
 
 def call_figures(reply: BaseMessage | None) -> dict[str, Any]:
@@ -75,11 +83,23 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     passages = select_passages(evidence, held, ctx.evidence_budget)
     unit_ids = [e.id for e in evidence if e.route in ("units", "chain")]
     names = [n for u in units_by_id(index, unit_ids) for n in (u.subject, u.object) if n]
-    chains = "\n".join(c.text for c in (state.get("chains") or [])[: ctx.top_chains])
+    found = state.get("chains") or []
+    chains = "\n".join(c.text for c in found[: ctx.top_chains])
+    told = [c for c in found if c.about and c.links]  # effect chains, best first
+    effects = [c.links[-1].tail for c in told]
+    story = _story(index, told[0]) if told else []
     mode = resolve_mode(ctx.answer_mode, ctx.compose_model)
     bridges = [r.bridge for r in (state.get("results") or {}).values() if r.bridge]
     answer = answer_from_passages(
-        make_chat_model(ctx.compose_model), mode, question, passages, names, chains, bridges
+        make_chat_model(ctx.compose_model),
+        mode,
+        question,
+        passages,
+        names,
+        chains,
+        bridges,
+        effects,
+        story,
     )
     writer(
         {

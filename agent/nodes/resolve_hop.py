@@ -15,6 +15,7 @@ from agent.context import Context
 from agent.llm import make_chat_model
 from agent.nodes.common import structured, usage_row
 from agent.nodes.compose import CHARS_PER_TOKEN
+from agent.questions import causal_parts
 from agent.resources import context_of, get_index
 from agent.state import Evidence, Hop, HopResult, HopTask
 from indexes.index import Index
@@ -22,6 +23,7 @@ from indexes.lexical import tokenize
 from indexes.units import ReasoningUnit, normalize
 from prompts import BRIDGE_SYSTEM, BRIDGE_USER
 from prompts.structured import fence, parse_reply
+from tools.causal import effect_chains
 from tools.entities import bridge_entities, passages_about, units_about
 from tools.retrieval import (
     Chain,
@@ -192,6 +194,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     query = fill_placeholders(hop.question, task["results"])
     usage: list[dict[str, Any]] = []
     chains: list[Chain] = []
+    effects: list[Chain] = []
     new_hops: list[Hop] = []
     passages: list[PassageHit] = []
     units: list[UnitHit] = []
@@ -207,6 +210,8 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
         chains = traverse_chains(
             index, query, hop.direction, ctx.chain_depth, ctx.tau, ctx.top_chains
         )
+        parts = causal_parts(query)  # "what happens to X when Y": the chain from Y to X
+        effects = effect_chains(index, parts[1], parts[0]) if parts else []
         passages = search_passages(index, query, _passage_slots(hop, units, task, ctx))
         units = [u for u in units if u.score >= UNIT_HIT]
     evidence = (
@@ -221,6 +226,9 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
         held = {p.passage_id for p in passages}
         evidence = [e for e in evidence if e.passage_id in held]
         new_hops = _bridge_hops(index, passages, task, ctx)
+    # Every link of an effect chain is a sentence the answer cites, whichever passage holds it.
+    evidence = _chain_evidence(effects, hop.id, index) + evidence
+    chains = effects + chains
     bridge = ""
     # A model's value is needed only where a dependent writes `#k`; structural bridge hops carry
     # their entity themselves, so a structural plan makes no bridge call (seconds on a small model).

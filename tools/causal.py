@@ -1,0 +1,97 @@
+"""Effect chains: where a stated cause leads, through cause → effect links, for a named thing.
+
+"What ultimately happens to the festival when tailings leak from the mine?" names a cause (the
+condition) and the thing affected. SARG's traversal ranks chains by their likeness to the whole
+question, so a short chain near the cause wins; the answer is at the far end. This walk starts at
+the states most like the condition, follows causal edges only (and crosses to a near state
+written another way: "they release copper into the river" → "the level of copper in the river"),
+and keeps the chains whose last effect names the thing affected.
+"""
+
+from __future__ import annotations
+
+from indexes.index import Index
+from indexes.lexical import tokenize
+from tools.retrieval import Chain, chain_of, match_nodes, query_vector
+
+# Links in an effect chain: a causal story runs longer than SARG's three-link bridge chains.
+EFFECT_DEPTH = 5
+# Cosine at which an effect continues as a cause written another way. Lower than the graph's
+# merge threshold (0.85): a crossing only counts on a chain that ends at the thing asked about.
+NEAR_STATE = 0.6
+_START_TAU = 0.6
+# A cause written unlike the question's condition ("the summer surface release" for "the dam
+# releases surface water in summer") is still a start among the few most like it.
+_CAUSE_TAU = 0.4
+_STARTS = 5
+_NEAR_CAUSES = 4
+_FAN_OUT = 8
+_MAX_PATHS = 2000
+
+
+def effect_chains(
+    index: Index,
+    condition: str,
+    affected: str,
+    depth: int = EFFECT_DEPTH,
+    near: float = NEAR_STATE,
+    top: int = 1,
+) -> list[Chain]:
+    """The best `top` causal chains from states like `condition` to an effect naming `affected`.
+
+    A chain's score is its start's cosine to the condition plus its end's cosine to the thing
+    affected; an end must share a content word with it ("the silverfin" → "silverfin stops
+    spawning"), and on a tie the shorter chain wins.
+    """
+    want = {w[:5] for w in tokenize(affected)}
+    graph = index.graph
+    # the states named in the condition, and the causes written most like it
+    named = [n for n, _ in match_nodes(index, condition, _START_TAU, _STARTS)]
+    like = graph.causes_like(query_vector(index, condition), _CAUSE_TAU, _STARTS)
+    starts = list(dict.fromkeys(named + like))
+    if not want or not starts:
+        return []
+    paths: list[tuple[list[tuple[str, str]], str]] = []
+
+    def walk(node: str, edges: list[tuple[str, str]], seen: list[str]) -> None:
+        if edges:
+            paths.append((list(edges), seen[0]))
+        if len(edges) >= depth or len(paths) >= _MAX_PATHS:
+            return
+        for head in [node, *graph.near_causes(node, near, _NEAR_CAUSES)]:
+            if head != node and head in seen:
+                continue
+            for h, t, _ in graph.heaviest_steps(head, "forward", _FAN_OUT):
+                if t in seen or t == head or not graph.edge(h, t).get("causal"):
+                    continue
+                fresh = [n for n in (head, t) if n not in seen]
+                edges.append((h, t))
+                seen.extend(fresh)
+                walk(t, edges, seen)
+                edges.pop()
+                del seen[-len(fresh) :]
+
+    for start in starts:
+        walk(start, [], [start])
+    ends = [
+        (edges, start)
+        for edges, start in paths
+        if want & {w[:5] for name in graph.names(edges[-1][1]) for w in tokenize(name)}
+    ]
+    if not ends:
+        return []
+    touched = list({n for edges, start in ends for n in (start, edges[-1][1])})
+    names, vectors = graph.node_vectors(touched)
+    cause = dict(zip(names, (vectors @ query_vector(index, condition)).tolist(), strict=True))
+    effect = dict(zip(names, (vectors @ query_vector(index, affected)).tolist(), strict=True))
+    scored = sorted(
+        ends,
+        key=lambda p: (-(cause.get(p[1], 0.0) + effect.get(p[0][-1][1], 0.0)), len(p[0])),
+    )
+    chains: list[Chain] = []
+    for edges, start in scored[:top]:
+        score = (cause.get(start, 0.0) + effect.get(edges[-1][1], 0.0)) / 2
+        chain = chain_of(index, edges, round(score, 4))
+        chain.about = affected
+        chains.append(chain)
+    return chains
