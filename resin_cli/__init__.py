@@ -144,7 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_passage_chars_arg(p)
     _add_merge_threshold_arg(p)
     _add_extract_arg(p)
-    p.add_argument("--questions", type=int, default=3, help="how many sample questions to answer")
+    p.add_argument(
+        "--questions", type=int, default=None, help="answer only the first N sample questions"
+    )
     p.set_defaults(func=cmd_demo)
 
     from evals.cli import register as register_eval
