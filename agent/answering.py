@@ -31,8 +31,9 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from agent.candidates import YES_NO, Candidate, candidates, listed
-from agent.questions import is_yes_no, listed_options, question_options, question_parts, stems
+from agent.questions import is_yes_no, listed_options, question_options, question_parts
 from indexes.documents import Passage, Sentence
+from indexes.lexical import stems
 from indexes.units import normalize
 from prompts import (
     ANSWER_CHOICE_SYSTEM,

@@ -30,10 +30,10 @@ from agent.questions import (
     question_options,
     question_parts,
     question_verb,
-    stems,
     wh_phrase,
 )
 from indexes.documents import Passage
+from indexes.lexical import stems
 from indexes.nlp_extraction import load_pipeline
 from indexes.units import normalize
 

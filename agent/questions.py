@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from indexes.lexical import tokenize
+from indexes.lexical import stems
 from indexes.nlp_extraction import load_pipeline
 from indexes.units import normalize
 
@@ -72,11 +72,6 @@ _EXPECTED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
 )
 # An answer (a named option, a candidate span) is at most this many words.
 MAX_WORDS = 8
-
-
-def stems(text: str) -> set[str]:
-    """Content words cut to five letters: designer/designed, founded/founder meet."""
-    return {t[:5] for t in tokenize(text)}
 
 
 def question_options(question: str) -> list[str]:

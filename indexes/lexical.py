@@ -28,6 +28,11 @@ def tokenize(text: str, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
     return [t for t in normalize(text).split() if t not in stopwords]
 
 
+def stems(text: str) -> set[str]:
+    """Content words cut to five letters: designer/designed, founded/founder meet."""
+    return {t[:5] for t in tokenize(text)}
+
+
 def word_runs(words: Sequence[str], longest: int) -> Iterator[str]:
     """Every run of up to `longest` consecutive words, joined: longest first, left to right.
 

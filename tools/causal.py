@@ -11,7 +11,7 @@ and keeps the chains whose last effect names the thing affected.
 from __future__ import annotations
 
 from indexes.index import Index
-from indexes.lexical import tokenize
+from indexes.lexical import stems
 from tools.retrieval import Chain, chain_of, match_nodes, query_vector
 
 # Links in an effect chain: a causal story runs longer than SARG's three-link bridge chains.
@@ -43,7 +43,7 @@ def effect_chains(
     affected; an end must share a content word with it ("the silverfin" → "silverfin stops
     spawning"), and on a tie the shorter chain wins.
     """
-    want = {w[:5] for w in tokenize(affected)}
+    want = stems(affected)
     graph = index.graph
     # the states named in the condition, and the causes written most like it
     named = [n for n, _ in match_nodes(index, condition, _START_TAU, _STARTS)]
@@ -76,7 +76,7 @@ def effect_chains(
     ends = [
         (edges, start)
         for edges, start in paths
-        if want & {w[:5] for name in graph.names(edges[-1][1]) for w in tokenize(name)}
+        if want & stems(" ".join(graph.names(edges[-1][1])))
     ]
     if not ends:
         return []

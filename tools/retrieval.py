@@ -71,6 +71,11 @@ class Chain(BaseModel):
     about: str = ""
 
     @property
+    def first_units(self) -> list[str]:
+        """Each link's first supporting unit, cause first: the sentences that tell the chain."""
+        return [link.unit_ids[0] for link in self.links if link.unit_ids]
+
+    @property
     def text(self) -> str:
         """`A -[rel]-> B -[rel]-> C`: the serialized form used in prompts and for ranking."""
         if not self.links:

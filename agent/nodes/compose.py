@@ -48,7 +48,7 @@ def select_passages(
 
 def _story(index: Index, chain: Chain) -> list[str]:
     """The sentence ids of a chain's links, cause first (each link's first supporting unit)."""
-    first = [link.unit_ids[0] for link in chain.links if link.unit_ids]
+    first = chain.first_units
     units = {u.id: u for u in units_by_id(index, first)}
     return list(dict.fromkeys(s for u in first if u in units for s in units[u].sentence_ids))
 

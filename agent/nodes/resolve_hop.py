@@ -107,11 +107,8 @@ def _unit_evidence(hits: list[UnitHit], hop: int, route: str = "units") -> list[
 
 
 def _chain_evidence(chains: list[Chain], hop: int, index: Index) -> list[Evidence]:
-    first_units = [link.unit_ids[0] for chain in chains for link in chain.links if link.unit_ids]
-    score = {
-        link.unit_ids[0]: chain.score for chain in chains for link in chain.links if link.unit_ids
-    }
-    units = units_by_id(index, list(dict.fromkeys(first_units)))
+    score = {u: chain.score for chain in chains for u in chain.first_units}
+    units = units_by_id(index, list(dict.fromkeys(u for c in chains for u in c.first_units)))
     return [_evidence_of(u, score.get(u.id, 0.0), hop, "chain") for u in units]
 
 
