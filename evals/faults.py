@@ -77,6 +77,7 @@ class FaultyServer:
         self.open = self.peak_open = 0
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(slots) if slots else None
+        self._counted = threading.local()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -102,6 +103,7 @@ class FaultyServer:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data) if length is None else length))
                 self.end_headers()
+                server._release()
                 self.wfile.write(data)
 
         self._handler = Handler
@@ -150,6 +152,7 @@ class FaultyServer:
         with self._lock:
             self.open += 1
             self.peak_open = max(self.peak_open, self.open)
+        self._counted.open = True
         try:
             if self._slots is None:
                 self._serve(handler, body)
@@ -157,6 +160,16 @@ class FaultyServer:
                 with self._slots:
                     self._serve(handler, body)
         finally:
+            self._release()
+
+    def _release(self) -> None:
+        """Stop counting this thread's request as open, once, before its last bytes are written.
+
+        A client that has its answer may send the next request before this thread runs again;
+        counting until after the write made `peak_open` read one more than the client ever held.
+        """
+        if getattr(self._counted, "open", False):
+            self._counted.open = False
             with self._lock:
                 self.open -= 1
 
@@ -197,8 +210,7 @@ class FaultyServer:
         kwargs = {"response_format": body.get("response_format")}
         return heuristic_reply(_to_messages(body.get("messages") or []), kwargs)
 
-    @staticmethod
-    def _stream(handler: Any, text: str) -> None:
+    def _stream(self, handler: Any, text: str) -> None:
         handler.send_response(200)
         handler.send_header("Content-Type", "text/event-stream")
         handler.end_headers()
@@ -227,6 +239,7 @@ class FaultyServer:
             "model": "doctor",
             "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
         }
+        self._release()
         handler.wfile.write(f"data: {json.dumps(last)}\n\ndata: [DONE]\n\n".encode())
         handler.close_connection = True
 
