@@ -32,7 +32,7 @@ from indexes.units import ReasoningUnit, entity_key
 
 # Bump on any change to the rules (here and in nlp_spans): the extraction cache and the manifest
 # are keyed by it.
-NLP_RULES_VERSION = "rules-2"
+NLP_RULES_VERSION = "rules-3"
 _TYPE_NAMES = {
     "PERSON": "person",
     "NORP": "group",
@@ -184,8 +184,10 @@ def _claim(
     if obj.pos_ == "PRON" or obj.lower_ in RELATIVE or obj.dep_ == "poss":
         return
     obj_span = noun_phrase(obj) if obj.pos_ != "ADJ" else trim(obj.doc, obj.left_edge.i, obj.i + 1)
-    if not obj_span.text:
-        return
+    if not obj_span.text or (
+        len(obj_span) == 1 and obj.is_stop and obj.pos_ not in ("NUM", "NOUN", "PROPN")
+    ):
+        return  # nothing named: "are *about* to start", a stray preposition
     prep = pred[-1].lower_ if pred[-1].dep_ in ("prep", "agent") else ""
     subject = common["subject"]
     predicate = words_of(pred)

@@ -219,11 +219,14 @@ def objects_of(verb: Any) -> list[tuple[list[Any], Any]]:
     particle = [c for c in verb.rights if c.dep_ == "prt"]
     out: list[tuple[list[Any], Any]] = []
     for child in verb.children:
-        if child.dep_ in ("dobj", "attr", "oprd") or (
-            child.dep_ == "npadvmod" and child.ent_type_ == "DATE"
+        # the small parser tags "kept *in* the archive" as an object (oprd): a preposition still
+        prep = child.dep_ in ("prep", "agent") or child.pos_ == "ADP"
+        if not prep and (
+            child.dep_ in ("dobj", "attr", "oprd")
+            or (child.dep_ == "npadvmod" and child.ent_type_ == "DATE")
         ):
             out.extend(([verb, *particle], o) for o in with_conj(child))
-        elif child.dep_ in ("prep", "agent") and not _connective(child):
+        elif prep and not _connective(child):
             for pobj in (c for c in child.children if c.dep_ == "pobj"):
                 out.extend(([verb, *particle, child], o) for o in with_conj(pobj))
         elif child.dep_ == "acomp":

@@ -64,6 +64,20 @@ def test_each_kind_from_its_sentence(nlp_extractor, kind, subject, obj):
     assert _find(_units(nlp_extractor), kind, subject, obj), (kind, subject, obj)
 
 
+def test_a_preposition_the_parser_calls_an_object_is_still_a_preposition(nlp_extractor):
+    # the small parser tags "kept *in*" as an object predicate (oprd) and "are *about* to" as a
+    # complement: neither word is a thing a unit can be about
+    units = _units(
+        nlp_extractor,
+        "Her ledgers are kept in the vault of the Pellisk Guild Hall. "
+        "The repairs of the north quay are about to begin.",
+        title="Ilsa Moran",
+    )
+    kept = [u for u in units if u.predicate == "kept in"]
+    assert [u.object for u in kept] == ["vault of the Pellisk Guild Hall"]
+    assert not [u for u in units if u.object in ("in", "about")]
+
+
 def test_causal_direction_and_rules(nlp_extractor):
     units = _units(nlp_extractor)
     flood = _find(units, "causal-edge", "heavy rain")[0]
