@@ -25,6 +25,19 @@ from indexes.units import ReasoningUnit, entity_key
 DEFAULT_MERGE_THRESHOLD = 0.85
 
 
+def _possessed(a: str, b: str) -> bool:
+    """Is one entity key a thing of the other ("notebooks of hessa varn", "hessa varn")?
+
+    Their vectors are close (the owner's name dominates), but they are two entities: merged, the
+    engineer's node would be shown as her notebooks.
+    """
+
+    def of(thing: str, owner: str) -> bool:
+        return any(thing.endswith(f" of {article}{owner}") for article in ("", "the ", "a ", "an "))
+
+    return of(a, b) or of(b, a)
+
+
 class EntityGraph:
     """A networkx DiGraph of entity clusters with unit provenance on nodes and edges."""
 
@@ -95,11 +108,21 @@ class EntityGraph:
             node = None
             i = row.get(key)
             if i is not None and best_known.shape[0]:
-                j = int(np.argmax(best_known[:, i]))
-                if best_known[j, i] >= self.merge_threshold:
-                    node = self._by_key[self._vec_ids[j]]
+                close = best_known[:, i].copy()
+                while True:
+                    j = int(np.argmax(close))
+                    if close[j] < self.merge_threshold:
+                        break
+                    if not _possessed(key, self._vec_ids[j]):
+                        node = self._by_key[self._vec_ids[j]]
+                        break
+                    close[j] = -1.0
             if node is None and i is not None:
-                earlier = [m for m in range(i) if among[i, m] >= self.merge_threshold]
+                earlier = [
+                    m
+                    for m in range(i)
+                    if among[i, m] >= self.merge_threshold and not _possessed(key, with_vec[m])
+                ]
                 if earlier:
                     node = self._by_key[with_vec[max(earlier, key=lambda m: among[i, m])]]
             if node is None:

@@ -1,3 +1,5 @@
+import numpy as np
+
 from indexes.graph import EntityGraph
 from indexes.units import ReasoningUnit, entity_key
 
@@ -73,6 +75,20 @@ def test_embedding_similarity_merges_near_duplicates_only(tmp_path, embedder):
     assert graph.node_of("copper tailing") == graph.node_of("copper tailings")
     assert graph.node_of("Lantern Run") != graph.node_of("Greywell Mine")
     assert set(graph.names(graph.node_of("Greywell Mine"))) == {"Greywell Mine", "Greywell mines"}
+
+
+def test_a_thing_of_an_entity_is_not_merged_into_it(tmp_path, embedder):
+    # the owner's name dominates both vectors, above the merge threshold in one batch and across
+    # batches; merged, the engineer's node would be shown as her notebooks
+    names = ["Hessa Varn", "notebooks of Hessa Varn", "Tessel River", "mouth of the Tessel River"]
+    vectors = np.asarray(embedder.embed_documents(names))
+    assert vectors[0] @ vectors[1] >= 0.85 and vectors[2] @ vectors[3] >= 0.85
+    together = EntityGraph(tmp_path / "one.json", merge_threshold=0.85)
+    add(together, embedder, [relation(names[1], "Oster"), relation(names[0], names[2], "p2")])
+    add(together, embedder, [relation(names[3], "Oster", "p3")])
+    for a, b in ((0, 1), (2, 3)):
+        assert together.node_of(names[a]) != together.node_of(names[b]), names[b]
+    assert together.names(together.node_of("Hessa Varn")) == ["Hessa Varn"]
 
 
 def test_edges_count_distinct_units_and_persist_atomically(tmp_path, embedder):
