@@ -25,6 +25,7 @@ from agent.questions import (
     PLACES,
     TIMES,
     answer_head,
+    asks_main_argument,
     expected_labels,
     is_yes_no,
     question_options,
@@ -48,6 +49,10 @@ _MAX_VERB_WORDS = 6
 # and thing affected outranks any phrase that merely shares the question's words (the cause's
 # own sentence shares most of them); the more of the effect it holds, the better.
 _CHAIN_EFFECT = 50.0
+# A candidate that a typed unit gives as the other side of the question's own verb ("Hessa Varn |
+# born in | port of Caldmere" for "Where was Hessa Varn born?") is as sure a sign as the noun the
+# question asks for written beside it.
+_FACT = 5.0
 _YEAR = re.compile(r"\b(?:1\d{3}|20\d{2})\b")
 # Date comparisons the passages' years can settle.
 _EARLIER = re.compile(r" (?:older|oldest|first|earlier|earliest|sooner|predates?|before) ")
@@ -55,6 +60,9 @@ _LATER = re.compile(
     r" (?:younger|youngest|later|latest|newer|newest|more recent|most recent|last) "
 )
 _LONGER = re.compile(r" lived (?:longer|the longest) ")
+
+
+Fact = tuple[str, str, str]  # a unit's (subject, predicate, object)
 
 
 @dataclass
@@ -124,6 +132,7 @@ def candidates(
     names: Iterable[str] = (),
     bridges: Iterable[str] = (),
     effects: Iterable[str] = (),
+    facts: Iterable[Fact] = (),
 ) -> list[Candidate]:
     """Ranked answer candidates for the question, every one written in a passage sentence.
 
@@ -133,7 +142,9 @@ def candidates(
     entity names the evidence carries (unit subjects and objects). `effects` are the last
     effects of chains from the question's cause to the thing it asks about: for "what happens"
     questions, a verb phrase inside one ("cancels the festival") is the answer even though it
-    repeats the question's words.
+    repeats the question's words. `facts` are the evidence's (subject, predicate, object) units:
+    one whose predicate is the question's verb and whose one side the question names answers
+    with its other side.
     """
     options = question_options(question)
     if options:
@@ -150,6 +161,7 @@ def candidates(
     finals = [f" {normalize(e)} " for e in effects] if wanted == ACTIONS else []
     hopped = {normalize(b) for b in bridges} - {""}  # what the agent's hops resolved
     bridges = _bridges(described, asked_norm, passages) | hopped
+    answered = _fact_answers(question, facts, hopped, main) if asks_main_argument(question) else []
     seen: dict[str, _Seen] = {}
     texts: dict[str, str] = {}
     for rank, passage in enumerate(passages):
@@ -216,8 +228,27 @@ def candidates(
         if wanted == TIMES and not any(c.isdigit() for c in key):  # "his second season"
             score -= _VAGUE_TIME
         score += 0.3 * math.log(len(set(item.sentences))) - 0.1 * item.rank
+        score += _FACT * any(f" {key} " in f" {a} " for a in answered)
         ranked.append(Candidate(texts[key], label, score, list(dict.fromkeys(item.sentences))))
     return sorted(ranked, key=lambda c: -c.score)[:MAX_CANDIDATES]
+
+
+def _fact_answers(
+    question: str, facts: Iterable[Fact], hopped: set[str], main: frozenset[str]
+) -> list[str]:
+    """The other side of each fact about an entity the question names (or a hop resolved)."""
+    asked = f" {normalize(question)} "
+    found = []
+    for subject, predicate, obj in facts:
+        if not stems(predicate) & main:
+            continue
+        sides = [(normalize(subject), subject), (normalize(obj), obj)]
+        for (mine, written), (other, _) in (sides, sides[::-1]):
+            if not (mine and other and written[:1].isupper()):
+                continue  # "the song", "the magazine": a kind of thing, not the one asked about
+            if (f" {mine} " in asked or mine in hopped) and f" {other} " not in asked:
+                found.append(other)
+    return found
 
 
 def _bridges(described: frozenset[str], asked_norm: str, passages: Sequence[Passage]) -> set[str]:

@@ -159,6 +159,28 @@ def question_verb(question: str) -> str:
     return roots[0].lemma_.lower()[:5] if roots and roots[0].lemma_ not in _AUX_LEMMAS else ""
 
 
+# Clauses that describe something inside the question rather than ask it.
+_CLAUSES = frozenset({"relcl", "acl", "advcl", "ccomp", "pcomp", "xcomp"})
+
+
+def asks_main_argument(question: str) -> bool:
+    """Does the question word hang off the main verb, not off a clause describing something?
+
+    "Where was Hessa Varn born?", "In which port was … born?": the main verb's argument is asked.
+    "… voiced by the actress who achieved success on what show?": the clause's is, so a fact
+    with the main verb ("voiced by Ashley Tisdale") answers a hop on the way, not the question.
+    """
+    doc = load_pipeline()(question)
+    node = next((t for t in doc if t.lower_ in _WH_WORDS), None)
+    if node is None:
+        return False
+    while node.head.i != node.i:
+        if node.dep_ in _CLAUSES:
+            return False
+        node = node.head
+    return True
+
+
 def wh_phrase(question: str) -> str:
     """The question word and the words after it ("which mountain pass"), normalized.
 

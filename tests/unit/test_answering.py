@@ -14,6 +14,7 @@ from agent.answering import (
 from agent.candidates import candidates, listed
 from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.questions import (
+    asks_main_argument,
     expected_labels,
     is_yes_no,
     listed_options,
@@ -259,3 +260,43 @@ def test_a_listed_option_the_sentences_write_only_in_part_is_cited_by_its_best_s
     answer = answer_from_passages(ScriptedChatModel(responses=[]), "ranked", question, passages())
     assert answer.found and answer.text == "a wide tidal estuary of the sea"
     assert answer.sources[0]["sentence"] == "Pellisk is a harbour town on the Merrow estuary."
+
+
+@pytest.mark.parametrize(
+    ("question", "main"),
+    [
+        ("Where was Tomas Brell born?", True),
+        ("In which town was the designer of the Aldwick Bridge born?", True),
+        ("Who designed the Aldwick Bridge?", True),
+        ("Tomas Brell trained with the mason who built what tower?", False),
+        ("Did Tomas Brell design the Aldwick Bridge?", False),
+    ],
+)
+def test_a_question_asks_its_main_verb_or_a_clause_inside_it(question, main):
+    assert asks_main_argument(question) is main
+
+
+def test_a_fact_with_the_question_verb_about_a_named_entity_answers_it():
+    # the parser's units of these sentences, as (subject, predicate, object)
+    text = (
+        "Mira Solt designed the Kessen Weir in 1902. "
+        "Mira Solt was born in the mill village of Oster. "
+        "The weir was built by the Kessen Water Board."
+    )
+    shown = make_passages(Document(id="solt", title="Mira Solt", text=text))
+    facts = [
+        ("Mira Solt", "designed", "Kessen Weir"),
+        ("Mira Solt", "born in", "mill village of Oster"),
+        ("weir", "built by", "Kessen Water Board"),
+    ]
+    question = "Where was Mira Solt born?"
+    # without the facts the dam-like name beside her name wins; with them, where she was born
+    assert candidates(question, shown)[0].text == "Kessen Weir"
+    assert candidates(question, shown, facts=facts)[0].text in ("Oster", "mill village of Oster")
+    # a fact about a kind of thing ("the weir") is not a fact about the one asked for
+    about_kind = candidates("Who built the weir?", shown, facts=facts[2:])
+    plain = candidates("Who built the weir?", shown)
+    assert [c.score for c in about_kind] == [c.score for c in plain]
+    # the other side only counts for the question's own verb
+    other_verb = candidates(question, shown, facts=facts[:1])
+    assert [c.score for c in other_verb] == [c.score for c in candidates(question, shown)]

@@ -10,6 +10,10 @@ from agent.graph import builder
 from agent.llm import register_chat_model
 from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.rewrite import previous_turn, standalone
+from agent.resources import forget_indexes
+from indexes.build import Builder
+from indexes.documents import load_documents
+from tests.conftest import SAMPLE_DOCS
 
 FIRST = "Who designed the Orrin Dam?"
 FOLLOW_UP = "Where was she born?"
@@ -34,9 +38,11 @@ def scripted_turns(referent: str | None = None) -> ScriptedChatModel:
     return ScriptedChatModel(responder=respond)
 
 
-def two_turns(sample_index, model, follow_up=FOLLOW_UP):
+def two_turns(sample_index, model, follow_up=FOLLOW_UP, **fields):
     register_chat_model("conversation", model)
-    ctx = Context.one_model("conversation", plan_model="auto", index_path=str(sample_index))
+    ctx = Context.one_model(
+        "conversation", plan_model="auto", index_path=str(sample_index), **fields
+    )
     graph = builder.compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "talk"}}
     turns = []
@@ -72,6 +78,26 @@ def test_a_follow_up_is_made_standalone_from_the_previous_turn(sample_index):
     # the choices offered were the previous turn's names, the answer first
     choices = referent_calls[0][1]["response_format"]["json_schema"]["schema"]["properties"]
     assert choices["name"]["enum"][0] == "Hessa Varn" and choices["name"]["enum"][-1] == "unsure"
+
+
+def test_the_follow_up_is_answered_from_the_parser_units_without_a_model_answer(
+    open_index, nlp_extractor, tmp_path
+):
+    # ranked answers, as the embedded model gives them: the unit (Hessa Varn | born in | port of
+    # Caldmere) answers the rewritten question, not the dam her name stands beside elsewhere
+    docs, _ = load_documents([SAMPLE_DOCS])
+    Builder(open_index(), None, nlp=nlp_extractor).run(docs)
+    forget_indexes()
+    try:
+        turns = two_turns(tmp_path / "index", scripted_turns(), answer_mode="ranked")
+    finally:
+        forget_indexes()
+    (first, _), (second, _) = turns
+    assert first["answer"] == "Hessa Varn"
+    assert second["question"] == "Where was Hessa Varn born?"
+    assert second["answer"] == "port of Caldmere"
+    cited = " ".join(s["sentence"] for s in second["sources"])
+    assert "Hessa Varn was born in the port of Caldmere" in cited
 
 
 def test_an_unsure_pick_keeps_the_question_as_typed(sample_index):
