@@ -30,11 +30,11 @@ from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from agent.candidates import YES_NO, Candidate, Fact, candidates, listed
+from agent.candidates import YES_NO, Candidate, candidates, listed
 from agent.questions import is_yes_no, listed_options, question_options, question_parts
 from indexes.documents import Passage, Sentence
 from indexes.lexical import stems
-from indexes.units import normalize
+from indexes.units import ReasoningUnit, normalize
 from prompts import ANSWER_CHOICE_SYSTEM, ANSWER_CHOICE_USER, ANSWER_FREE_SYSTEM, ANSWER_FREE_USER
 from prompts.structured import fence, json_schema_format, token_usage
 
@@ -307,7 +307,7 @@ def answer_from_passages(
     bridges: Iterable[str] = (),
     effects: Sequence[str] = (),
     story: Sequence[str] = (),
-    facts: Sequence[Fact] = (),
+    units: Sequence[ReasoningUnit] = (),
 ) -> Answer:
     """The short answer to `question` from these passages, with its supporting sentences.
 
@@ -315,7 +315,7 @@ def answer_from_passages(
     (the answer is written about them, in their passages), `effects` the last effects of the
     chains found from the question's cause to the thing it asks about, and `story` the sentence
     ids of the best such chain's links, cause first: an answer inside its effect cites them all.
-    `facts` are the evidence's units as (subject, predicate, object), for `candidates`.
+    `units` are the evidence's typed units, which `candidates` reads too.
 
     Nothing in the passages → `NOT_FOUND` without a model call; a pick or free answer that no
     sentence supports → `NOT_FOUND` too: an answer is never the model's own claim.
@@ -335,7 +335,7 @@ def answer_from_passages(
         cands = (
             listed(question, options, passages)
             if options
-            else candidates(question, passages, names, bridges, effects, facts)
+            else candidates(question, passages, names, bridges, effects, units)
         )
         out.candidates = [c.text for c in cands]
         if not cands:

@@ -36,7 +36,7 @@ from agent.questions import (
 from indexes.documents import Passage
 from indexes.lexical import stems
 from indexes.nlp_extraction import load_pipeline
-from indexes.units import normalize
+from indexes.units import ReasoningUnit, normalize
 
 YES_NO = ("yes", "no")
 # Spans whose entity type the parser did not give: noun phrases, proper nouns, titles, unit names.
@@ -60,9 +60,6 @@ _LATER = re.compile(
     r" (?:younger|youngest|later|latest|newer|newest|more recent|most recent|last) "
 )
 _LONGER = re.compile(r" lived (?:longer|the longest) ")
-
-
-Fact = tuple[str, str, str]  # a unit's (subject, predicate, object)
 
 
 @dataclass
@@ -132,7 +129,7 @@ def candidates(
     names: Iterable[str] = (),
     bridges: Iterable[str] = (),
     effects: Iterable[str] = (),
-    facts: Iterable[Fact] = (),
+    units: Sequence[ReasoningUnit] = (),
 ) -> list[Candidate]:
     """Ranked answer candidates for the question, every one written in a passage sentence.
 
@@ -142,9 +139,10 @@ def candidates(
     entity names the evidence carries (unit subjects and objects). `effects` are the last
     effects of chains from the question's cause to the thing it asks about: for "what happens"
     questions, a verb phrase inside one ("cancels the festival") is the answer even though it
-    repeats the question's words. `facts` are the evidence's (subject, predicate, object) units:
+    repeats the question's words. `units` are the evidence's typed units:
     one whose predicate is the question's verb and whose one side the question names answers
-    with its other side.
+    with its other side, and its sentence is read with the referent the unit resolved for a
+    pronoun ("She died in 1937" is about Hessa Varn).
     """
     options = question_options(question)
     if options:
@@ -161,14 +159,20 @@ def candidates(
     finals = [f" {normalize(e)} " for e in effects] if wanted == ACTIONS else []
     hopped = {normalize(b) for b in bridges} - {""}  # what the agent's hops resolved
     bridges = _bridges(described, asked_norm, passages) | hopped
-    answered = _fact_answers(question, facts, hopped, main) if asks_main_argument(question) else []
+    facts = _fact_answers(question, units, hopped, main) if asks_main_argument(question) else []
+    answered = [answer for answer, _ in facts]
+    referents: dict[str, set[str]] = {}  # "She died in 1937", read as the answering unit does
+    for _, unit in facts:
+        if unit.resolved:
+            for sid in unit.sentence_ids:
+                referents.setdefault(sid, set()).update(stems(unit.subject))
     seen: dict[str, _Seen] = {}
     texts: dict[str, str] = {}
     for rank, passage in enumerate(passages):
         extra = [(passage.title, "TITLE")] + [(n, "NAME") for n in names]
         for sentence in passage.sentences:
             norm = f" {normalize(sentence.text)} "
-            words = stems(sentence.text)
+            words = stems(sentence.text) | referents.get(sentence.id, set())
             overlap = len(main & words) + 0.25 * len(described & words)
             spans = list(_spans(sentence.text))
             spans += [s for s in extra if f" {normalize(s[0])} " in norm]
@@ -233,21 +237,29 @@ def candidates(
     return sorted(ranked, key=lambda c: -c.score)[:MAX_CANDIDATES]
 
 
+@lru_cache(maxsize=4096)
+def _lemmas(predicate: str) -> frozenset[str]:
+    """A predicate's word lemmas cut to five letters: "died in" meets "die", "born in" "bear"."""
+    return frozenset(t.lemma_.lower()[:5] for t in load_pipeline()(predicate) if t.is_alpha)
+
+
 def _fact_answers(
-    question: str, facts: Iterable[Fact], hopped: set[str], main: frozenset[str]
-) -> list[str]:
-    """The other side of each fact about an entity the question names (or a hop resolved)."""
+    question: str, units: Iterable[ReasoningUnit], hopped: set[str], main: frozenset[str]
+) -> list[tuple[str, ReasoningUnit]]:
+    """The other side of each unit about an entity the question names (or a hop resolved)."""
     asked = f" {normalize(question)} "
-    found = []
-    for subject, predicate, obj in facts:
-        if not stems(predicate) & main:
+    verb = question_verb(question)
+    found: list[tuple[str, ReasoningUnit]] = []
+    for unit in units:
+        subject, predicate, obj = unit.subject, unit.predicate, unit.object
+        if not (stems(predicate) & main or verb and verb in _lemmas(predicate)):
             continue
         sides = [(normalize(subject), subject), (normalize(obj), obj)]
         for (mine, written), (other, _) in (sides, sides[::-1]):
             if not (mine and other and written[:1].isupper()):
                 continue  # "the song", "the magazine": a kind of thing, not the one asked about
             if (f" {mine} " in asked or mine in hopped) and f" {other} " not in asked:
-                found.append(other)
+                found.append((other, unit))
     return found
 
 

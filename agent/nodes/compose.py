@@ -84,7 +84,6 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     unit_ids = [e.id for e in evidence if e.route in ("units", "chain")]
     units = units_by_id(index, unit_ids)
     names = [n for u in units for n in (u.subject, u.object) if n]
-    facts = [(u.subject, u.predicate, u.object) for u in units if u.subject and u.object]
     found = state.get("chains") or []
     chains = "\n".join(c.text for c in found[: ctx.top_chains])
     told = [c for c in found if c.about and c.links]  # effect chains, best first
@@ -102,7 +101,7 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         bridges,
         effects,
         story,
-        facts,
+        units,
     )
     writer(
         {

@@ -22,6 +22,7 @@ from agent.questions import (
     with_options,
 )
 from indexes.documents import Document, make_passages
+from indexes.units import ReasoningUnit
 
 DOCS = {
     "Aldwick Bridge": "The Aldwick Bridge was designed by Tomas Brell. It opened in 1887.",
@@ -276,27 +277,59 @@ def test_a_question_asks_its_main_verb_or_a_clause_inside_it(question, main):
     assert asks_main_argument(question) is main
 
 
-def test_a_fact_with_the_question_verb_about_a_named_entity_answers_it():
-    # the parser's units of these sentences, as (subject, predicate, object)
-    text = (
-        "Mira Solt designed the Kessen Weir in 1902. "
+SOLT = make_passages(
+    Document(
+        id="solt",
+        title="Mira Solt",
+        text="Mira Solt designed the Kessen Weir in 1902. "
         "Mira Solt was born in the mill village of Oster. "
-        "The weir was built by the Kessen Water Board."
+        "The weir was built by the Kessen Water Board. "
+        "She died in Varrow in 1931.",
     )
-    shown = make_passages(Document(id="solt", title="Mira Solt", text=text))
-    facts = [
-        ("Mira Solt", "designed", "Kessen Weir"),
-        ("Mira Solt", "born in", "mill village of Oster"),
-        ("weir", "built by", "Kessen Water Board"),
+)
+
+
+def unit(subject, predicate, obj, sentence, resolved=""):
+    """A parser unit grounded in the sentence numbered `sentence` of SOLT."""
+    return ReasoningUnit(
+        kind="relation",
+        subject=subject,
+        resolved=resolved,
+        predicate=predicate,
+        object=obj,
+        evidence=SOLT[0].sentences[sentence].text,
+        passage_id=SOLT[0].id,
+        sentence_ids=[SOLT[0].sentences[sentence].id],
+    )
+
+
+def test_a_unit_with_the_question_verb_about_a_named_entity_answers_it():
+    units = [
+        unit("Mira Solt", "designed", "Kessen Weir", 0),
+        unit("Mira Solt", "born in", "mill village of Oster", 1),
+        unit("weir", "built by", "Kessen Water Board", 2),
     ]
     question = "Where was Mira Solt born?"
-    # without the facts the dam-like name beside her name wins; with them, where she was born
-    assert candidates(question, shown)[0].text == "Kessen Weir"
-    assert candidates(question, shown, facts=facts)[0].text in ("Oster", "mill village of Oster")
-    # a fact about a kind of thing ("the weir") is not a fact about the one asked for
-    about_kind = candidates("Who built the weir?", shown, facts=facts[2:])
-    plain = candidates("Who built the weir?", shown)
+    # without the units the dam-like name beside her name wins; with them, where she was born
+    assert candidates(question, SOLT)[0].text == "Kessen Weir"
+    assert candidates(question, SOLT, units=units)[0].text in ("Oster", "mill village of Oster")
+    # a unit about a kind of thing ("the weir") is not a unit about the one asked for
+    about_kind = candidates("Who built the weir?", SOLT, units=units[2:])
+    plain = candidates("Who built the weir?", SOLT)
     assert [c.score for c in about_kind] == [c.score for c in plain]
     # the other side only counts for the question's own verb
-    other_verb = candidates(question, shown, facts=facts[:1])
-    assert [c.score for c in other_verb] == [c.score for c in candidates(question, shown)]
+    other_verb = candidates(question, SOLT, units=units[:1])
+    assert [c.score for c in other_verb] == [c.score for c in candidates(question, SOLT)]
+
+
+def test_a_pronoun_sentence_is_read_with_the_referent_its_units_resolved():
+    # "She died in Varrow in 1931" shares no word with the question; its unit says who "she" is,
+    # and its predicate is the question's verb by lemma (died / die)
+    question = "When did Mira Solt die?"
+    assert candidates(question, SOLT)[0].text == "1902"
+    died = [unit("Mira Solt", "died in", "1931", 3, resolved="She")]
+    top = candidates(question, SOLT, units=died)[0]
+    assert top.text == "1931"
+    # the referent's words count in its sentence: more than the same unit with no pronoun
+    written = [unit("Mira Solt", "died in", "1931", 3)]
+    assert top.score > candidates(question, SOLT, units=written)[0].score
