@@ -26,6 +26,7 @@ from agent.questions import (
     TIMES,
     answer_head,
     asks_main_argument,
+    defined_subject,
     expected_labels,
     is_yes_no,
     question_options,
@@ -36,7 +37,7 @@ from agent.questions import (
 from indexes.documents import Passage
 from indexes.lexical import stems
 from indexes.nlp_extraction import load_pipeline
-from indexes.units import ReasoningUnit, normalize
+from indexes.units import ReasoningUnit, entity_key, normalize
 
 YES_NO = ("yes", "no")
 # Spans whose entity type the parser did not give: noun phrases, proper nouns, titles, unit names.
@@ -142,13 +143,22 @@ def candidates(
     repeats the question's words. `units` are the evidence's typed units:
     one whose predicate is the question's verb and whose one side the question names answers
     with its other side, and its sentence is read with the referent the unit resolved for a
-    pronoun ("She died in 1937" is about Hessa Varn).
+    pronoun ("She died in 1937" is about Hessa Varn). "Who was X?" and "What is X?" are answered
+    by X's entity-type units alone ("Hessa Varn | is a | civil engineer"), when there are any.
     """
     options = question_options(question)
     if options:
         return compared(question, options, passages) or _mentioned(options, passages, "OPTION")
     if is_yes_no(question):
         return [Candidate(text, "YESNO") for text in YES_NO]
+    defined = entity_key(defined_subject(question))
+    types = {normalize(u.object): u for u in reversed(units) if _defines(u, defined)}
+    if types:  # "Who was Hessa Varn?" asks what she was: her entity-type units say it
+        kinds = list(types.values())[::-1]  # the evidence's order: the best-ranked unit first
+        return [
+            Candidate(u.object, "TYPE", float(len(kinds) - i), list(u.sentence_ids))
+            for i, u in enumerate(kinds)
+        ]
     asked = stems(question)
     asked_norm = f" {normalize(question)} "
     wanted, head = expected_labels(question), answer_head(question)
@@ -232,9 +242,17 @@ def candidates(
         if wanted == TIMES and not any(c.isdigit() for c in key):  # "his second season"
             score -= _VAGUE_TIME
         score += 0.3 * math.log(len(set(item.sentences))) - 0.1 * item.rank
-        score += _FACT * any(f" {key} " in f" {a} " for a in answered)
+        # the unit's whole side, or a name or number inside it ("Caldmere" in "port of Caldmere",
+        # "1968" in "April 1968"), not a common word of it ("port" of "port town")
+        named = not texts[key][:1].islower()
+        score += _FACT * any(key == a or named and f" {key} " in f" {a} " for a in answered)
         ranked.append(Candidate(texts[key], label, score, list(dict.fromkeys(item.sentences))))
     return sorted(ranked, key=lambda c: -c.score)[:MAX_CANDIDATES]
+
+
+def _defines(unit: ReasoningUnit, subject: str) -> bool:
+    """Is the unit an entity-type of the entity the question asks to define ("X | is a | Y")?"""
+    return bool(subject) and unit.kind == "entity-type" and entity_key(unit.subject) == subject
 
 
 @lru_cache(maxsize=4096)

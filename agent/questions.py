@@ -181,6 +181,18 @@ def asks_main_argument(question: str) -> bool:
     return True
 
 
+_DEFINITION = re.compile(r"^(?:who|what) (?:is|was|are|were) (.+)$")
+
+
+def defined_subject(question: str) -> str:
+    """What a "Who was X?" / "What is the X?" question asks to define, normalized ('' if none).
+
+    Whether X is an entity (not "the population of Caldmere") is for the index's units to say.
+    """
+    found = _DEFINITION.match(normalize(question))
+    return found.group(1) if found else ""
+
+
 def wh_phrase(question: str) -> str:
     """The question word and the words after it ("which mountain pass"), normalized.
 

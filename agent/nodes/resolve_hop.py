@@ -15,7 +15,7 @@ from agent.context import Context
 from agent.llm import make_chat_model
 from agent.nodes.common import structured, usage_row
 from agent.nodes.compose import CHARS_PER_TOKEN
-from agent.questions import causal_parts
+from agent.questions import causal_parts, defined_subject
 from agent.resources import context_of, get_index
 from agent.state import Evidence, Hop, HopResult, HopTask
 from indexes.index import Index
@@ -24,7 +24,7 @@ from indexes.units import ReasoningUnit, normalize
 from prompts import BRIDGE_SYSTEM, BRIDGE_USER
 from prompts.structured import fence, parse_reply
 from tools.causal import effect_chains
-from tools.entities import bridge_entities, passages_about, units_about
+from tools.entities import ABOUT_SCAN, bridge_entities, passages_about, units_about
 from tools.retrieval import (
     Chain,
     PassageHit,
@@ -182,6 +182,19 @@ def _passage_slots(hop: Hop, units: list[UnitHit], task: HopTask, ctx: Context) 
     return ctx.k_per_hop if thin else QUESTION_HOP_PASSAGES
 
 
+def _definitions(index: Index, query: str, held: set[str]) -> list[UnitHit]:
+    """For "Who was X?" / "What is X?": X's own entity-type units, however the search ranked them.
+
+    "Hessa Varn | is a | civil engineer" ranks below her birth and death for "Who was Hessa
+    Varn?" (all name her); the answer step reads the type from these units.
+    """
+    defined = defined_subject(query)
+    if not defined:
+        return []
+    about = units_about(index, defined, ABOUT_SCAN, query)
+    return [h for h in about if h.unit.kind == "entity-type" and h.unit.id not in held][:2]
+
+
 def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """Resolve one hop with typed units, chains and passages; record it unresolved if nothing fits."""
     started = time.perf_counter()
@@ -211,6 +224,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
         effects = effect_chains(index, parts[1], parts[0]) if parts else []
         passages = search_passages(index, query, _passage_slots(hop, units, task, ctx))
         units = [u for u in units if u.score >= UNIT_HIT]
+        units += _definitions(index, query, {u.unit.id for u in units})
     evidence = (
         _passage_evidence(passages, hop.id, query, index)
         + _unit_evidence(units, hop.id)

@@ -12,6 +12,8 @@ from agent.answering import (
     resolve_mode,
 )
 from agent.candidates import candidates, listed
+from agent.context import Context
+from agent.graph import graph
 from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.questions import (
     asks_main_argument,
@@ -21,8 +23,11 @@ from agent.questions import (
     question_options,
     with_options,
 )
-from indexes.documents import Document, make_passages
+from agent.resources import forget_indexes
+from indexes.build import Builder
+from indexes.documents import Document, load_documents, make_passages
 from indexes.units import ReasoningUnit
+from tests.conftest import SAMPLE_DOCS
 
 DOCS = {
     "Aldwick Bridge": "The Aldwick Bridge was designed by Tomas Brell. It opened in 1887.",
@@ -333,3 +338,42 @@ def test_a_pronoun_sentence_is_read_with_the_referent_its_units_resolved():
     # the referent's words count in its sentence: more than the same unit with no pronoun
     written = [unit("Mira Solt", "died in", "1931", 3)]
     assert top.score > candidates(question, SOLT, units=written)[0].score
+
+
+def test_a_definition_question_is_answered_by_the_entity_type_units():
+    units = [
+        unit("Mira Solt", "born in", "mill village of Oster", 1),
+        ReasoningUnit(
+            kind="entity-type",
+            subject="the Kessen Weir",
+            predicate="is a",
+            object="stone weir",
+            evidence="…",
+            passage_id=SOLT[0].id,
+            sentence_ids=[SOLT[0].sentences[2].id],
+        ),
+    ]
+    found = candidates("What is the Kessen Weir?", SOLT, units=units)
+    assert [(c.text, c.label) for c in found] == [("stone weir", "TYPE")]
+    assert found[0].sentences == [SOLT[0].sentences[2].id]
+    # no type unit of the entity asked about: the ordinary ranking
+    assert candidates("What is Oster?", SOLT, units=units)[0].label != "TYPE"
+
+
+def test_who_was_and_what_is_on_the_parser_index(open_index, nlp_extractor, tmp_path):
+    # the type unit ranks below her birth and death for "Who was Hessa Varn?": the hop looks it
+    # up by name, and the answer is what she was, not a place or a person near her name
+    docs, _ = load_documents([SAMPLE_DOCS])
+    Builder(open_index(), None, nlp=nlp_extractor).run(docs)
+    forget_indexes()
+    asked = {
+        "Who was Hessa Varn?": "civil engineer",
+        "What is the Brannock Mill?": "flour mill",
+        "What is Caldmere?": "port town",
+    }
+    try:
+        ctx = Context(index_path=str(tmp_path / "index"), answer_mode="ranked")
+        answers = {q: graph.invoke({"question": q}, context=ctx)["answer"] for q in asked}
+    finally:
+        forget_indexes()
+    assert answers == asked
