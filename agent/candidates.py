@@ -208,6 +208,7 @@ def candidates(
                 effect = effect if label == "VP" else 0.0
                 if (
                     not effect
+                    and key not in answered  # a unit's side: "Aldous Brannock" built the mill
                     and own
                     and (2 * len(repeated) >= len(own) or own <= asked)
                     and label not in (TIMES | NUMBERS)

@@ -377,3 +377,23 @@ def test_who_was_and_what_is_on_the_parser_index(open_index, nlp_extractor, tmp_
     finally:
         forget_indexes()
     assert answers == asked
+
+
+def test_a_units_answer_may_share_a_word_with_the_question():
+    # an eponym: "Tomas Kessen" repeats half its words from "the Kessen Weir", which alone would
+    # drop it as no new information; the unit says it is the answer
+    weir = make_passages(
+        Document(id="weir", title="Kessen Weir", text="The Kessen Weir was built by Tomas Kessen.")
+    )
+    built = ReasoningUnit(
+        kind="relation",
+        subject="Kessen Weir",
+        predicate="built by",
+        object="Tomas Kessen",
+        evidence=weir[0].sentences[0].text,
+        passage_id=weir[0].id,
+        sentence_ids=[weir[0].sentences[0].id],
+    )
+    question = "Who built the Kessen Weir?"
+    assert "Tomas Kessen" not in [c.text for c in candidates(question, weir)]
+    assert candidates(question, weir, units=[built])[0].text == "Tomas Kessen"
