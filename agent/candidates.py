@@ -152,12 +152,14 @@ def candidates(
     if is_yes_no(question):
         return [Candidate(text, "YESNO") for text in YES_NO]
     defined = entity_key(defined_subject(question))
-    types = {normalize(u.object): u for u in reversed(units) if _defines(u, defined)}
-    if types:  # "Who was Hessa Varn?" asks what she was: her entity-type units say it
-        kinds = list(types.values())[::-1]  # the evidence's order: the best-ranked unit first
+    kinds: dict[str, ReasoningUnit] = {}  # each type once, the best-ranked unit first
+    for unit in units:
+        if _defines(unit, defined):
+            kinds.setdefault(normalize(unit.object), unit)
+    if kinds:  # "Who was Hessa Varn?" asks what she was: her entity-type units say it
         return [
             Candidate(u.object, "TYPE", float(len(kinds) - i), list(u.sentence_ids))
-            for i, u in enumerate(kinds)
+            for i, u in enumerate(kinds.values())
         ]
     asked = stems(question)
     asked_norm = f" {normalize(question)} "
@@ -169,7 +171,7 @@ def candidates(
     finals = [f" {normalize(e)} " for e in effects] if wanted == ACTIONS else []
     hopped = {normalize(b) for b in bridges} - {""}  # what the agent's hops resolved
     bridges = _bridges(described, asked_norm, passages) | hopped
-    facts = _fact_answers(question, units, hopped, main) if asks_main_argument(question) else []
+    facts = _fact_answers(question, units, hopped, main)
     answered = [answer for answer, _ in facts]
     referents: dict[str, set[str]] = {}  # "She died in 1937", read as the answering unit does
     for _, unit in facts:
@@ -266,8 +268,9 @@ def _fact_answers(
     question: str, units: Iterable[ReasoningUnit], hopped: set[str], main: frozenset[str]
 ) -> list[tuple[str, ReasoningUnit]]:
     """The other side of each unit about an entity the question names (or a hop resolved)."""
-    asked = f" {normalize(question)} "
-    verb = question_verb(question)
+    if not asks_main_argument(question):
+        return []
+    asked, verb = f" {normalize(question)} ", question_verb(question)  # lru-cached
     found: list[tuple[str, ReasoningUnit]] = []
     for unit in units:
         subject, predicate, obj = unit.subject, unit.predicate, unit.object
