@@ -19,7 +19,6 @@ reply at the point where it starts repeating itself.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -32,6 +31,8 @@ from typing_extensions import TypedDict
 
 from agent.candidates import YES_NO, Candidate, candidates, listed
 from agent.questions import is_yes_no, listed_options, question_options, question_parts
+from agent.ranked import ranked_pick
+from agent.repetition import cut_repetition
 from indexes.documents import Passage, Sentence
 from indexes.lexical import stems
 from indexes.units import ReasoningUnit, normalize
@@ -116,31 +117,6 @@ def resolve_mode(mode: str, spec: str) -> AnswerMode:
     if spec.startswith("openai:"):
         return "free"
     return "ranked" if spec == "embedded" else "choices"
-
-
-def cut_repetition(text: str, min_words: int = 6) -> tuple[str, bool]:
-    """The text up to where it starts repeating itself, and whether it did.
-
-    A loop is a run of words said again and again right after itself, `min_words`+ words in all
-    ("a b c a b c", "[2] [3] [2] [3] [2] [3]"), or a sentence of three or more words said again
-    anywhere later; the text is cut before the first repeat.
-    """
-    words = text.split()[:400]  # a short answer's guard: a longer text is cut at 400 words anyway
-    for i in range(len(words)):
-        for n in range(1, (len(words) - i) // 2 + 1):
-            times = max(2, -(-min_words // n))
-            if i + n * times <= len(words) and all(
-                words[i + k * n : i + (k + 1) * n] == words[i : i + n] for k in range(1, times)
-            ):
-                return " ".join(words[: i + n]), True
-    seen: set[str] = set()
-    for match in re.finditer(r"[^.!?\n]+[.!?\n]?", text):
-        key = normalize(match.group(0))
-        if len(key.split()) >= 3:
-            if key in seen:
-                return text[: match.start()].rstrip(), True
-            seen.add(key)
-    return text, False
 
 
 def structured_call(
@@ -345,7 +321,7 @@ def answer_from_passages(
             picked, reply = cands[0].text, None
             out.notes.append("compared the years the passages give for each option")
         elif mode == "ranked":
-            picked, reply = cands[0].text, None
+            picked, reply = ranked_pick(question, cands, passages, out.notes), None
         else:
             picked, reply = _pick(model, question, cands, passages)
             if not picked:

@@ -74,7 +74,7 @@ class Candidate:
 
 
 @lru_cache(maxsize=4096)
-def _spans(text: str) -> tuple[tuple[str, str], ...]:
+def sentence_spans(text: str) -> tuple[tuple[str, str], ...]:
     """(span, label) pairs of one sentence: named entities, noun phrases, verb phrases."""
     doc = load_pipeline()(text)
     found = [(e.text, e.label_) for e in doc.ents]
@@ -186,7 +186,7 @@ def candidates(
             norm = f" {normalize(sentence.text)} "
             words = stems(sentence.text) | referents.get(sentence.id, set())
             overlap = len(main & words) + 0.25 * len(described & words)
-            spans = list(_spans(sentence.text))
+            spans = list(sentence_spans(sentence.text))
             spans += [s for s in extra if f" {normalize(s[0])} " in norm]
             if asks_year:  # "April 20, 1945" answers "what year" as 1945, and only so
                 spans = [s for s in spans if s[1] != "DATE"] + [
@@ -296,7 +296,7 @@ def _bridges(described: frozenset[str], asked_norm: str, passages: Sequence[Pass
     found: set[str] = set()
     for n, text in scored:
         if best >= 2 and n == best:
-            for span, label in _spans(text):
+            for span, label in sentence_spans(text):
                 key = normalize(_clean(span))
                 if key and label != "VP" and f" {key} " not in asked_norm:
                     found.add(key)

@@ -31,9 +31,10 @@ class Context:
         default_factory=_env("RESIN_PLAN_MODEL", default="auto"),
         metadata={
             "description": "Model spec for planning hops (embedded, gguf:PATH, "
-            "openai:MODEL[@BASE_URL], fake); none: always plan structurally; or auto: plan with "
-            "compose_model unless it is a local GGUF (the embedded model), which plans "
-            "structurally."
+            "openai:MODEL[@BASE_URL], fake); parsed: hops from the question's parse (a "
+            "question it cannot decompose is one structural hop); none: always one structural "
+            "hop, no decomposition; or auto: plan with compose_model unless it is a local GGUF "
+            "(the embedded model), which plans by the parse."
         },
     )
     hop_model: str = field(

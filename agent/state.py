@@ -14,11 +14,20 @@ from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import TypedDict
 
 from agent.answering import Source
+from agent.relations import AnswerType
 from indexes.units import UnitKind
 from tools.retrieval import Chain, ChainLink, Direction
 
 Route = Literal["units", "chain", "dense", "lexical", "fused", "entity"]
+PlanSource = Literal["model", "parsed", "structural"]
+# What a computed hop does with the answers of the hops it depends on (no retrieval): pick the
+# option whose date is earliest or latest, or who lived longest; say whether all share a value;
+# name what the options have in common; say whether every yes/no hop said yes.
+Compute = Literal["", "earliest", "latest", "longest", "same", "common", "all"]
 MAX_HOPS = 5
+# A comparison of two options whose each side takes two hops (the director, then the date),
+# plus the computed comparison: the parsed planner's largest plan.
+MAX_PARSED_HOPS = 2 * MAX_HOPS - 1
 
 
 class Hop(BaseModel):
@@ -30,6 +39,13 @@ class Hop(BaseModel):
     direction: Direction = Field(default="forward", description="cause→effect traversal direction")
     kinds: list[UnitKind] = Field(default_factory=list, description="preferred unit kinds")
     entity: str = Field(default="", description="the bridge entity a structural hop is about")
+    subject: str = Field(default="", description="the entity the hop asks about, or '#k'")
+    relation: str = Field(default="", description="the relation phrase asked ('director of')")
+    answer_type: AnswerType = Field(default="other", description="what kind of thing answers it")
+    compute: Compute = Field(default="", description="a computed hop: how it combines answers")
+    options: list[str] = Field(
+        default_factory=list, description="a computed hop's options, one per dependency group"
+    )
 
 
 class Plan(BaseModel):
@@ -54,7 +70,10 @@ class Evidence(BaseModel):
 
 
 class HopResult(BaseModel):
-    """What a hop produced for its dependents; the composer reads only `bridge`, to rank answers."""
+    """What a hop produced: its own answer (and alternatives) where it asks a one-hop question.
+
+    A structural hop has no answer of its own: the composer reads its `bridge` to rank answers.
+    """
 
     hop: int
     query: str
@@ -62,6 +81,11 @@ class HopResult(BaseModel):
     bridge: str = ""
     units: int = 0
     passages: int = 0
+    answer: str = ""
+    alternatives: list[str] = Field(default_factory=list)
+    sentence_id: str = Field(default="", description="the sentence that writes the answer")
+    passage_id: str = ""
+    via: str = Field(default="", description="how the answer was found: unit, sentence, computed")
 
 
 def merge_evidence(left: list[Evidence], right: list[Evidence]) -> list[Evidence]:
@@ -156,7 +180,7 @@ class OutputState(TypedDict, total=False):
     sources: list[Source]
     notes: Annotated[list[str], operator.add]
     plan: list[Hop]
-    plan_source: Literal["model", "structural"]
+    plan_source: PlanSource
     plan_reason: str
     evidence: list[Evidence]
     chains: list[Chain]
@@ -180,7 +204,7 @@ class HopTask(TypedDict):
 
     hop: Hop
     question: str
-    plan_source: Literal["model", "structural"]
+    plan_source: PlanSource
     results: dict[int, HopResult]
     evidence_ids: list[str]
     has_dependents: bool

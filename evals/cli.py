@@ -92,6 +92,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         default="auto",
         help="how every system reaches its short answer (README: How the short answer is reached)",
     )
+    p.add_argument(
+        "--drop-gold",
+        action="store_true",
+        help="leave the sampled questions' gold passages out of the corpus (the right answer is "
+        "then 'not found'; the summary's 'not found' column says how often systems say so)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_concurrency_arg(p)
     return p
@@ -122,6 +128,8 @@ def command_line(args: argparse.Namespace) -> str:
             parts += [flag, str(value)]
     if getattr(args, "subset", False):
         parts.append("--subset")
+    if getattr(args, "drop_gold", False):
+        parts.append("--drop-gold")
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -154,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
         command=command_line(args),
         concurrency=args.concurrency,
         answer_mode=args.answer_mode,
+        drop_gold=args.drop_gold,
     )
     run_eval(config)
     print((Path(args.out) / "summary.md").read_text(encoding="utf-8"))

@@ -46,7 +46,17 @@ def aggregate(
         "questions": len(rows),
         "errors": sum(1 for r in rows if r.get("error")),
     }
-    for key in ("em", "f1", "read_f1", "acc", "choice", "context_recall", "relevancy"):
+    for key in (
+        "em",
+        "f1",
+        "read_f1",
+        "acc",
+        "choice",
+        "context_recall",
+        "relevancy",
+        "plan_hops",
+        "plan_entity",
+    ):
         figures[key] = _rate(rows, key)
     for k in metrics.RECALL_KS:
         figures[f"recall@{k}"] = _rate(rows, f"recall@{k}")
@@ -93,6 +103,8 @@ def _columns(data: Dataset) -> list[tuple[str, str]]:
     if data.has_gold_sentences:
         cols.append(("Context recall", "context_recall"))
     cols.append(("Ans. relevancy", "relevancy"))
+    if data.has_gold_plans:
+        cols += [("Plan hops = gold", "plan_hops"), ("Hop-1 entity = gold", "plan_entity")]
     return cols
 
 

@@ -68,6 +68,7 @@ class RunConfig:
     command: str = ""
     concurrency: int | None = None  # model requests in flight (default: by model spec)
     answer_mode: str = "auto"  # how every system reaches its short answer (Context.answer_mode)
+    drop_gold: bool = False  # the corpus without the sampled questions' gold documents
 
 
 def _log(config: RunConfig, message: str) -> None:
@@ -100,6 +101,7 @@ def fingerprint(config: RunConfig, data: Dataset, passage_chars: int) -> dict[st
         "eval_prompts": EVAL_PROMPT_VERSION,
         # only when set: folders of earlier runs (auto) still resume
         **({"answer_mode": config.answer_mode} if config.answer_mode != "auto" else {}),
+        **({"drop_gold": True} if config.drop_gold else {}),
     }
 
 
@@ -219,7 +221,9 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     if config.extract not in EXTRACT_CHOICES:
         raise ValueError(f"--extract is one of {', '.join(EXTRACT_CHOICES)}")
     out = Path(config.out)
-    data = load_dataset(config.data, config.limit, config.seed, config.subset, config.corpus)
+    data = load_dataset(
+        config.data, config.limit, config.seed, config.subset, config.corpus, config.drop_gold
+    )
     passage_chars = config.passage_chars or data.passage_chars
     check_run(out, fingerprint(config, data, passage_chars))
     index_path = Path(config.index) if config.index else out / "index"

@@ -11,6 +11,7 @@ from typing import Any
 
 from evals import metrics
 from evals.data import Dataset, Question, sentence_index
+from evals.gold_plans import plan_accuracy
 from evals.systems import Outcome
 from indexes.documents import Passage, make_passages
 
@@ -67,6 +68,8 @@ def score(
     read = str(out.trace.get("message") or "").split("\nSources:")[0] if answer else ""
     read = " ".join(metrics.strip_citations(read).replace("\n- ", " ").split())
     row["read_f1"] = metrics.f1(read, q.answers) if q.answers else None
+    if out.trace.get("plan") is not None:
+        row.update(plan_accuracy(out.trace["plan"], q.chain))
     row["answer_words"] = len(answer.split())
     row["looped"] = any("repeated itself" in n for n in out.trace.get("notes") or [])
     if answer:

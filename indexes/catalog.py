@@ -220,6 +220,18 @@ class Catalog:
         )
         return [r[0] for r in rows]
 
+    def titled_qualified(self, title_key: str) -> list[str]:
+        """Passages of documents titled `title_key` plus a qualifier ("X 1945 film" for "X").
+
+        A name in a question rarely carries the disambiguating words of its page's title.
+        """
+        pattern = title_key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.db.execute(
+            "SELECT pid FROM passages WHERE title_key LIKE ? ESCAPE '\\' ORDER BY doc_id, position",
+            (f"{pattern} %",),
+        )
+        return [r[0] for r in rows]
+
     # units ----------------------------------------------------------------------------------
     def put_units(self, doc_id: str, units: Iterable[tuple[str, str, str, str]]) -> None:
         """Record (unit id, passage id, kind, subject's entity key) for a document's units."""

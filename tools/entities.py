@@ -45,7 +45,11 @@ def units_about(index: Index, entity: str, k: int = 5, query: str | None = None)
 def passages_about(index: Index, entity: str, query: str, k: int = 2) -> list[PassageHit]:
     """Passages about an entity (its own document first, then passages naming it), ranked by query."""
     key = entity_key(entity)
-    candidates = index.catalog.titled(key) or index.catalog.mentioning(key)
+    candidates = (
+        index.catalog.titled(key)
+        or index.catalog.titled_qualified(key)
+        or index.catalog.mentioning(key)
+    )
     if not candidates:
         return []
     vector = query_vector(index, query)

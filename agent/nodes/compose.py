@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 
 from agent.answering import answer_from_passages, resolve_mode
 from agent.context import Context
+from agent.hop_compute import answer_from_hops
 from agent.llm import make_chat_model
 from agent.nodes.common import usage_row
 from agent.resources import context_of, get_index
@@ -90,19 +91,28 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     effects = [c.links[-1].tail for c in told]
     story = _story(index, told[0]) if told else []
     mode = resolve_mode(ctx.answer_mode, ctx.compose_model)
-    bridges = [r.bridge for r in (state.get("results") or {}).values() if r.bridge]
-    answer = answer_from_passages(
-        make_chat_model(ctx.compose_model),
-        mode,
-        question,
-        passages,
-        names,
-        chains,
-        bridges,
-        effects,
-        story,
-        units,
-    )
+    results = state.get("results") or {}
+    bridges = [r.bridge for r in results.values() if r.bridge]
+    source = state.get("plan_source", "structural")
+    answer = None
+    if source == "parsed" or source == "model" and mode == "ranked":
+        # every hop asked its own question: the last hop's answer, its sentences cited in order
+        answer = answer_from_hops(state.get("plan") or [], results, held)
+        if not answer.found and mode == "free":
+            answer = None  # a model that writes its own answer still reads the passages
+    if answer is None:
+        answer = answer_from_passages(
+            make_chat_model(ctx.compose_model),
+            mode,
+            question,
+            passages,
+            names,
+            chains,
+            bridges,
+            effects,
+            story,
+            units,
+        )
     writer(
         {
             "event": "answer",

@@ -13,10 +13,11 @@ from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
 from agent.context import Context
+from agent.decompose import decompose
 from agent.llm import make_chat_model
 from agent.nodes.common import question_of, structured, usage_row
 from agent.resources import context_of
-from agent.state import MAX_HOPS, Hop, Plan, State
+from agent.state import MAX_HOPS, Hop, Plan, PlanSource, State
 from indexes.lexical import tokenize
 from indexes.units import normalize
 from prompts import PLAN_SYSTEM, PLAN_USER
@@ -84,8 +85,8 @@ def planner(ctx: Context) -> tuple[str | None, str]:
     other GGUF has been measured as a planner. `none` never plans (a small model on a server); a
     named `plan_model` always does.
     """
-    if ctx.plan_model == "none":
-        return None, "structural: plan_model is none"
+    if ctx.plan_model in ("none", "parsed"):
+        return None, f"structural: plan_model is {ctx.plan_model}"
     if ctx.plan_model != "auto":
         return ctx.plan_model, f"model: plan_model is {ctx.plan_model}"
     spec = ctx.compose_model.strip()
@@ -107,6 +108,33 @@ def ask_planner(spec: str, question: str) -> BaseMessage:
     )
 
 
+# Function words of English, and of languages a question is often asked in instead: a question
+# with none of the first and some of the second is not English (the parse is English's).
+_ENGLISH = frozenset(
+    "the a an of in on at to for is are was were be been who whom whose what where when which why "
+    "how did does do has have had and or not this that with from by it its".split()
+)
+_OTHER_LANGUAGES = frozenset(
+    "der das und ist wer wo wann wie nicht eine einer von zu mit hat wurde den dem des "
+    "le la les et est qui où quand comment une du au aux sont "
+    "el los las es quién dónde cuándo cómo qué y fue son del "
+    "il che di è chi dove quando come gli della "
+    "de het een wie waar wanneer hoe niet van".split()
+)
+ENGLISH_ONLY = (
+    "I understand questions in English only: the language pipeline configured for this index "
+    "is English. Please ask in English."
+)
+
+
+def is_english(question: str) -> bool:
+    """False for a question written in another language (no English function word, some other's)."""
+    words = question.lower().replace("?", " ").split()
+    if words and not any(c.isascii() and c.isalpha() for c in question):
+        return False  # no Latin letters at all
+    return any(w in _ENGLISH for w in words) or not any(w in _OTHER_LANGUAGES for w in words)
+
+
 def input_problem(question: str, skipped: list[str]) -> str:
     """Why a message cannot be answered (said to the user in the chat), or ''."""
     if not question and skipped:
@@ -116,6 +144,8 @@ def input_problem(question: str, skipped: list[str]) -> str:
         )
     if not set(tokenize(question)) - _SMALL_TALK:
         return "Ask me a question about your documents, for example who, what, where or when."
+    if not is_english(question):
+        return ENGLISH_ONLY
     if len(question) > MAX_QUESTION_CHARS:
         return (
             f"Your question is {len(question):,} characters long; I take up to "
@@ -171,7 +201,15 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                 hops = validate_plan(parse_reply(reply, Plan))
             except ValueError as exc:
                 reason = f"structural: the plan from {spec} was not valid ({str(exc)[:200]})"
-    source = "model" if hops else "structural"
+    source: PlanSource = "model" if hops else "structural"
+    if not hops and ctx.plan_model != "none":
+        parsed = decompose(question)
+        if parsed:
+            hops, source = parsed, "parsed"
+            lookups = sum(not h.compute for h in parsed)
+            computed = " and a computed step" if lookups < len(parsed) else ""
+            why = reason.removeprefix("structural: ")
+            reason = f"parsed: the question's parse gives {lookups} hop(s){computed} ({why})"
     hops = hops or [Hop(id=1, question=question)]
     writer(
         {

@@ -1,8 +1,7 @@
-"""`resolve_hop`: fill placeholders, call the retrieval tools, buffer evidence, produce a bridge."""
+"""`resolve_hop`: fill placeholders, call the retrieval tools, buffer evidence, answer the hop."""
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any, Literal
 
@@ -12,12 +11,14 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
 from agent.context import Context
+from agent.hop_compute import compute
 from agent.llm import make_chat_model
 from agent.nodes.common import structured, usage_row
 from agent.nodes.compose import CHARS_PER_TOKEN
 from agent.questions import causal_parts, defined_subject
 from agent.resources import context_of, get_index
 from agent.state import Evidence, Hop, HopResult, HopTask
+from agent.typed_hop import resolve_typed
 from indexes.index import Index
 from indexes.lexical import tokenize
 from indexes.units import ReasoningUnit, normalize
@@ -51,16 +52,6 @@ class BridgeAnswer(BaseModel):
     """The hop model's short answer, used only to fill dependents' placeholders."""
 
     answer: str = ""
-
-
-def fill_placeholders(question: str, results: dict[int, HopResult]) -> str:
-    """Replace `#k` with hop k's bridge value (or drop it when hop k found nothing)."""
-
-    def value(match: re.Match[str]) -> str:
-        result = results.get(int(match.group(1)))
-        return result.bridge if result and result.bridge else ""
-
-    return " ".join(re.sub(r"#(\d+)", value, question).split())
 
 
 def _best_sentence(hit: PassageHit, query: str, index: Index) -> tuple[str, str]:
@@ -195,13 +186,78 @@ def _definitions(index: Index, query: str, held: set[str]) -> list[UnitHit]:
     return [h for h in about if h.unit.kind == "entity-type" and h.unit.id not in held][:2]
 
 
+def _computed(hop: Hop, task: HopTask, started: float) -> dict[str, Any]:
+    """A computed hop: its dependencies' answers combined, no retrieval."""
+    answer, how = compute(hop, task["results"])
+    status: Literal["resolved", "unresolved"] = "resolved" if answer else "unresolved"
+    _report(hop, status, hop.question, started, answer=answer, how=how)
+    result = HopResult(hop=hop.id, query=hop.question, status=status, answer=answer, via="computed")
+    return {"results": {hop.id: result}}
+
+
+def _typed(hop: Hop, task: HopTask, ctx: Context, started: float) -> dict[str, Any]:
+    """A hop that asks its own question: answered by the hop reader, alternatives kept."""
+    index = get_index(ctx)
+    usage: list[dict[str, Any]] = []
+    result, evidence, reading = resolve_typed(index, hop, task["results"], ctx)
+    chains = traverse_chains(
+        index, result.query, hop.direction, ctx.chain_depth, ctx.tau, ctx.top_chains
+    )
+    parts = causal_parts(result.query)
+    effects = effect_chains(index, parts[1], parts[0]) if parts else []
+    evidence = _chain_evidence(effects, hop.id, index) + evidence
+    if task["has_dependents"] and task["plan_source"] == "model":
+        # a model's plan: the hop model's short answer, where the sentences it read write it
+        bridge = bridge_value(hop, result.query, evidence, ctx, usage)
+        result = result.model_copy(update={"bridge": bridge or result.bridge})
+    _report(
+        hop,
+        result.status,
+        result.query,
+        started,
+        answer=result.answer,
+        units=len(reading.units),
+        passages=len(reading.passages),
+        chains=len(effects + chains),
+    )
+    return {
+        "results": {hop.id: result},
+        "evidence": evidence,
+        "chains": effects + chains,
+        "usage": usage,
+    }
+
+
+def _report(hop: Hop, status: str, query: str, started: float, **figures: Any) -> None:
+    """The stream's hop event."""
+    get_stream_writer()(
+        {
+            "event": "hop",
+            "hop": hop.id,
+            "status": status,
+            "query": query,
+            **figures,
+            "seconds": round(time.perf_counter() - started, 3),
+        }
+    )
+
+
 def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Resolve one hop with typed units, chains and passages; record it unresolved if nothing fits."""
+    """Resolve one hop; record it unresolved if nothing fits.
+
+    A computed hop combines its dependencies' answers; a hop of a parsed or model plan asks its
+    own question and gets an answer of its own (`agent.typed_hop`); a structural hop gathers
+    typed units, chains and passages for the composer, and may add bridge hops.
+    """
     started = time.perf_counter()
     ctx = context_of(runtime.context)
-    index = get_index(ctx)
     hop = task["hop"]
-    query = fill_placeholders(hop.question, task["results"])
+    if hop.compute:
+        return _computed(hop, task, started)
+    if task["plan_source"] != "structural":
+        return _typed(hop, task, ctx, started)
+    index = get_index(ctx)
+    query = hop.question  # a structural hop names its entity: no placeholders
     usage: list[dict[str, Any]] = []
     chains: list[Chain] = []
     effects: list[Chain] = []
@@ -240,26 +296,18 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     # Every link of an effect chain is a sentence the answer cites, whichever passage holds it.
     evidence = _chain_evidence(effects, hop.id, index) + evidence
     chains = effects + chains
-    bridge = ""
-    # A model's value is needed only where a dependent writes `#k`; structural bridge hops carry
-    # their entity themselves, so a structural plan makes no bridge call (seconds on a small model).
-    if task["has_dependents"] and task["plan_source"] == "model":
-        bridge = bridge_value(hop, query, evidence, ctx, usage)
-    if not bridge and new_hops:
-        bridge = new_hops[0].entity
+    # Structural bridge hops carry their entity themselves: a structural plan makes no bridge call.
+    bridge = new_hops[0].entity if new_hops else ""
     status: Literal["resolved", "unresolved"] = "resolved" if evidence else "unresolved"
-    get_stream_writer()(
-        {
-            "event": "hop",
-            "hop": hop.id,
-            "status": status,
-            "query": query,
-            "units": len(units),
-            "passages": len(passages),
-            "chains": len(chains),
-            "added": len(new_hops),  # bridge hops a structural plan grows by
-            "seconds": round(time.perf_counter() - started, 3),
-        }
+    _report(
+        hop,
+        status,
+        query,
+        started,
+        units=len(units),
+        passages=len(passages),
+        chains=len(chains),
+        added=len(new_hops),  # bridge hops a structural plan grows by
     )
     result = HopResult(
         hop=hop.id,

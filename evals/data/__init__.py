@@ -71,12 +71,27 @@ def load_dataset(
     seed: int = 0,
     subset: bool = False,
     corpus: str | Path | None = None,
+    drop_gold: bool = False,
 ) -> Dataset:
-    """Load any supported benchmark file (see the module docstring)."""
+    """Load any supported benchmark file (see the module docstring).
+
+    `drop_gold` leaves the sampled questions' gold documents out of the corpus: the documents
+    are then silent on every question, and the right reply is "not found".
+    """
     path = Path(path)
     fmt = detect_format(path)
     if fmt == "holisqa":
-        return load_holisqa(path, limit, seed, subset)
-    if fmt == "hotpotqa-official":
-        return load_hotpot_official(path, limit, seed, subset)
-    return load_normalized(path, limit, seed, subset, Path(corpus) if corpus else None)
+        data = load_holisqa(path, limit, seed, subset)
+    elif fmt == "hotpotqa-official":
+        data = load_hotpot_official(path, limit, seed, subset)
+    else:
+        data = load_normalized(path, limit, seed, subset, Path(corpus) if corpus else None)
+    if drop_gold:
+        gold = {k for q in data.questions for k in q.gold_keys}
+        kept = [d for d in data.documents if d.id not in gold]
+        data.notes.append(
+            f"drop-gold: the {len(data.documents) - len(kept)} gold documents of the sampled "
+            "questions are left out of the corpus"
+        )
+        data.documents = kept
+    return data

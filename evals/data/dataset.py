@@ -6,6 +6,7 @@ The runner, the report and the benchmarks read only these types, whatever the fo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent.questions import with_options
 from indexes.documents import Document
@@ -28,6 +29,7 @@ class Question:
     gold_sentence_ids: list[str] = field(default_factory=list)
     type: str = ""
     own_keys: list[str] = field(default_factory=list)
+    chain: dict[str, Any] = field(default_factory=dict)  # a gold decomposition, where the set has one
 
     @property
     def asked(self) -> str:
@@ -57,6 +59,13 @@ class Dataset:
     def has_gold_passages(self) -> bool:
         """Whether any question names gold passages."""
         return any(q.gold_keys for q in self.questions)
+
+    @property
+    def has_gold_plans(self) -> bool:
+        """Whether any question carries a gold decomposition (2Wiki triples, MuSiQue steps)."""
+        return any(
+            q.chain.get("evidence_triples") or q.chain.get("decomposition") for q in self.questions
+        )
 
     @property
     def has_gold_sentences(self) -> bool:

@@ -61,6 +61,7 @@ def record_question(
         gold_sentence_ids=gold_sentence_ids,
         type=str(record.get("type") or ""),
         own_keys=own_keys,
+        chain=dict(record.get("chain") or {}),
     )
 
 

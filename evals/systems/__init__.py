@@ -24,7 +24,7 @@ from evals.systems.baselines import (
     run_sarg,
     run_units_only,
 )
-from evals.systems.graph_agent import run_agent, run_agent_single_hop
+from evals.systems.graph_agent import run_agent, run_agent_gold_plan, run_agent_single_hop
 
 __all__ = ["SYSTEMS", "Env", "Outcome", "System", "parse_systems"]
 
@@ -61,6 +61,12 @@ SYSTEMS: dict[str, System] = {
         ),
         System(
             "agent", "resin agent: plan, hops, bridge hops, compose", run_agent, uses_units=True
+        ),
+        System(
+            "agent_gold_plan",
+            "the agent's executor on the gold decomposition (2Wiki, MuSiQue): a strong planner",
+            run_agent_gold_plan,
+            uses_units=True,
         ),
         System(
             "agent_single_hop",

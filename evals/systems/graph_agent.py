@@ -7,6 +7,7 @@ The graph is streamed so its stage clock, evidence buffer and token ledger becom
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -17,11 +18,12 @@ from agent.nodes.compose import select_passages
 from agent.state import Evidence
 from agent.trace import StageClock
 from evals.data import Question
+from evals.gold_plans import gold_plan
 from evals.systems.answer import Env, Outcome
 from tools.retrieval import fetch_passages
 
-# A plan model that always proposes nothing: the agent then plans structurally (one hop).
-NO_PLAN_MODEL = "evals-no-plan"
+# A plan model that proposes the question's gold decomposition.
+GOLD_PLAN_MODEL = "evals-gold-plan"
 
 
 def _hop_order(evidence: list[Evidence]) -> list[str]:
@@ -100,8 +102,21 @@ def run_agent(env: Env, q: Question) -> Outcome:
     return run_agent_with(env.context)(env, q)
 
 
+def run_agent_gold_plan(env: Env, q: Question) -> Outcome:
+    """The agent's executor on the gold decomposition: what a strong planning model gives it.
+
+    A question without one (or whose gold plan is no valid plan) runs as the agent does.
+    """
+    hops = gold_plan(q.asked, q.chain)
+    if not hops:
+        return run_agent(env, q)
+    plan = json.dumps({"hops": [h.model_dump() for h in hops]})
+    register_chat_model(GOLD_PLAN_MODEL, ScriptedChatModel(responder=lambda m, k: plan))
+    context = dataclasses.replace(env.context, plan_model=GOLD_PLAN_MODEL)
+    return run_agent_with(context, skip_steps=("plan",))(env, q)
+
+
 def run_agent_single_hop(env: Env, q: Question) -> Outcome:
     """No hop decomposition: the plan is the question itself as one hop, and no bridge hops."""
-    register_chat_model(NO_PLAN_MODEL, ScriptedChatModel(responder=lambda m, k: '{"hops": []}'))
-    context = dataclasses.replace(env.context, plan_model=NO_PLAN_MODEL, bridge_hops=0)
+    context = dataclasses.replace(env.context, plan_model="none", bridge_hops=0)
     return run_agent_with(context, skip_steps=("plan",))(env, q)

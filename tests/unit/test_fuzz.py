@@ -18,8 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.answering import NOT_FOUND, answer_from_passages, cut_repetition, render_passages
+from agent.answering import NOT_FOUND, answer_from_passages, render_passages
 from agent.llm.scripted import ScriptedChatModel
+from agent.repetition import cut_repetition
 from evals.hostile import fence_breaks, fenced_bodies, grounding_violations
 from indexes.build import Builder
 from indexes.documents import (

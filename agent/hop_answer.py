@@ -1,0 +1,299 @@
+"""One answer per hop: the span of its expected type that the hop's sentences write beside its relation.
+
+A hop asks one thing about one subject ("What is the place of birth of Mario Bonnard?"). Its
+answer is read in two steps, as RESIN reads a one-hop need:
+
+1. units: a unit about the subject whose predicate writes the relation ("Mario Bonnard | born
+   in | Rome") offers its other side;
+2. sentences: every span of the expected type in the subject's own passages and in the passages
+   the hop's search found.
+
+Both meet in one ranking: each candidate's features (below) are weighed by a logistic model fit
+on the shared dev sets' hops (`evals/fit_ranking.py`, weights in `agent/hop_ranking.json`). A
+person hop never answers with a nationality, a date hop never with a name: spans of another type
+are never candidates. Below the fitted threshold, the hop has no answer (nothing is invented).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from agent.candidates import sentence_spans
+from agent.questions import answer_head
+from agent.relations import TYPE_LABELS, AnswerType, relation_head, relation_words
+from indexes.documents import Passage
+from indexes.lexical import stems
+from indexes.units import ReasoningUnit, entity_key, normalize
+
+WEIGHTS_FILE = Path(__file__).with_name("hop_ranking.json")
+# The features of a candidate, in the order of the fitted weights.
+FEATURES = (
+    "typed",  # its span carries an entity label of the expected type
+    "loose",  # an untyped name accepted for a type the parser often misses (person, work, org)
+    "own",  # written in the subject's own passage
+    "names_subject",  # its sentence names the subject (or is in the subject's own passage)
+    "relation_near",  # relation words within four words of it (up to 2)
+    "relation_before",  # a relation word among the three words before it ("son of X", "born in X")
+    "relation_sentence",  # a relation word anywhere in its sentence
+    "overlap",  # share of the hop question's words its sentence writes
+    "unit",  # a unit about the subject with the relation gives it as its other side
+    "first_sentence",  # written in its passage's first sentence
+    "first_of_type",  # the first span of its type in its sentence
+    "frequency",  # log of the number of sentences that write it
+    "rank",  # 1 / (1 + rank of its passage)
+    "date_slot",  # a date in the slot the relation names: birth first, death second, "(1868-1937)"
+    "after_by",  # written right after "by" ("directed by X")
+    "is_title",  # it is its passage's own title (the page is about it, not its answer)
+    "in_question",  # it shares words with the hop question
+    "head",  # it holds the noun the hop asks for ("which pass" → "Kestrel Pass")
+)
+_WINDOW = 4
+_MONTHS = "january february march april may june july august september october november december"
+_MONTH = rf"(?:{'|'.join(m.capitalize() for m in _MONTHS.split())})"
+# Dates as biographies write them: "4 May 1974", "May 4, 1974", "May 1974", "1974".
+_DATES = re.compile(
+    rf"\b(?:\d{{1,2}} {_MONTH},? \d{{3,4}}|{_MONTH} \d{{1,2}},? \d{{3,4}}|{_MONTH} \d{{3,4}}|"
+    r"(?<![\d.,])\d{3,4}(?![\d.,]))\b"
+)
+_MONTH_WORDS = frozenset(_MONTHS.split())
+_DATE_RANGE = re.compile(r"\(([^()]*\d{3,4}[^()]*?)\s*[–—-]+\s*([^()]*\d{3,4}[^()]*)\)")
+_NATIONALITY = frozenset({"nationality", "citizenship", "country of citizenship", "country"})
+# Types the small parser often leaves untyped: a capitalized span may still answer them.
+_LOOSE: dict[str, frozenset[str]] = {
+    "person": frozenset({"PROPN", "ORG", "TITLE", "NAME"}),
+    "work": frozenset({"PROPN", "PERSON", "TITLE", "NAME"}),
+    "organization": frozenset({"PROPN", "TITLE", "NAME", "PERSON"}),
+    "place": frozenset({"PROPN", "TITLE", "NAME"}),
+}
+
+
+@dataclass
+class HopAnswer:
+    """One candidate answer of a hop, where it is written and how sure the ranking is."""
+
+    text: str
+    passage_id: str
+    sentence_id: str
+    score: float
+    via: str = "sentence"
+    features: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The fitted logistic model: a weight per feature, a bias and the answer threshold."""
+
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float
+
+    def score(self, features: dict[str, float]) -> float:
+        """The model's probability that a candidate with these features is the answer."""
+        z = self.bias + sum(
+            w * features.get(f, 0.0) for f, w in zip(FEATURES, self.weights, strict=True)
+        )
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+@cache
+def ranking() -> Ranking:
+    """The shipped weights (`evals/fit_ranking.py` writes them)."""
+    data = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
+    if list(data["features"]) != list(FEATURES):
+        raise ValueError(f"{WEIGHTS_FILE} was fit on other features: refit it")
+    return Ranking(tuple(data["weights"]), float(data["bias"]), float(data["threshold"]))
+
+
+def labels_for(answer_type: AnswerType, relation: str) -> frozenset[str]:
+    """Entity labels an answer may carry: a country or nationality may be an adjective."""
+    if relation_head(relation) in _NATIONALITY:
+        return frozenset({"NORP", "GPE"})
+    return TYPE_LABELS[answer_type]
+
+
+def _fits(label: str, text: str, answer_type: AnswerType, allowed: frozenset[str]) -> str:
+    """'typed', 'loose' or '' (not a candidate) for a span of this label."""
+    if answer_type == "other":
+        return "typed" if label not in ("VP",) else ""
+    if label in allowed:
+        if answer_type == "date" and not any(c.isdigit() for c in text):
+            return ""
+        return "typed"
+    if label in _LOOSE.get(answer_type, frozenset()):
+        return "loose" if text[:1].isupper() else ""
+    return ""
+
+
+def _near(sentence: str, span: str, words: frozenset[str]) -> int:
+    """How many relation words are written within a few words of the span."""
+    tokens = normalize(sentence).split()
+    target = normalize(span).split()
+    found = 0
+    for i in range(len(tokens) - len(target) + 1):
+        if tokens[i : i + len(target)] == target:
+            around = (
+                tokens[max(0, i - _WINDOW) : i]
+                + tokens[i + len(target) : i + len(target) + _WINDOW]
+            )
+            found = max(found, len({w[:5] for w in around} & words))
+    return min(found, 2)
+
+
+def _before(sentence: str, span: str, words: frozenset[str]) -> bool:
+    """Is a relation word among the three words written just before the span?"""
+    tokens = normalize(sentence).split()
+    target = normalize(span).split()
+    for i in range(len(tokens) - len(target) + 1):
+        if (
+            tokens[i : i + len(target)] == target
+            and {w[:5] for w in tokens[max(0, i - 3) : i]} & words
+        ):
+            return True
+    return False
+
+
+def spans_of(text: str) -> list[tuple[str, str]]:
+    """A sentence's spans and labels: the parser's, with every written date as a DATE.
+
+    A noun chunk the parser also read as an entity of another label keeps that label only.
+    """
+    parsed = list(sentence_spans(text))
+    labelled = {normalize(s): lab for s, lab in parsed if lab not in ("NP", "PROPN", "VP")}
+    out = [
+        (s, lab) for s, lab in parsed if lab not in ("NP", "PROPN") or normalize(s) not in labelled
+    ]
+    out = [(s, lab) for s, lab in out if normalize(s) not in _MONTH_WORDS]
+    out += [(m.group(0), "DATE") for m in _DATES.finditer(text)]
+    return out
+
+
+def _date_slot(sentence: str, span: str, relation: str) -> bool:
+    """Is the date in the parenthetical slot its relation names ("(born …)", "(1868 – 1937)")?"""
+    words = relation_words(relation)
+    match = _DATE_RANGE.search(sentence)
+    key = normalize(span)
+    if match:
+        first, second = normalize(match.group(1)), normalize(match.group(2))
+        if words & {"born", "birth"}:
+            return key in first
+        if words & {"died", "death", "die"}:
+            return key in second
+    if words & {"born", "birth"}:
+        return bool(re.search(r"\(\s*born\b[^()]*" + re.escape(span), sentence))
+    return False
+
+
+def _after_by(sentence: str, span: str) -> bool:
+    return f" by {normalize(span)} " in f" {normalize(sentence)} "
+
+
+def unit_answers(
+    units: Sequence[ReasoningUnit], subject: str, relation: str
+) -> dict[str, ReasoningUnit]:
+    """The other side of each unit about the subject whose predicate writes the relation."""
+    key, words = entity_key(subject), relation_words(relation)
+    found: dict[str, ReasoningUnit] = {}
+    if not key or not words:
+        return found
+    for unit in units:
+        if unit.kind not in ("relation", "entity-fact") or not stems(unit.predicate) & words:
+            continue
+        for mine, other in ((unit.subject, unit.object), (unit.object, unit.subject)):
+            if mine and other and entity_key(mine) == key:
+                found.setdefault(normalize(other), unit)
+    return found
+
+
+def read_hop(
+    question: str,
+    subject: str,
+    relation: str,
+    answer_type: AnswerType,
+    passages: Sequence[Passage],
+    own: set[str],
+    units: Sequence[ReasoningUnit] = (),
+) -> list[HopAnswer]:
+    """The hop's candidate answers, best first, each with the features it was ranked by.
+
+    `passages` are in retrieval order; `own` holds the ids of the subject's own passages.
+    """
+    allowed = labels_for(answer_type, relation)
+    rel_words = relation_words(relation)
+    asked = stems(question)
+    asked_norm = f" {normalize(question)} "
+    head = answer_head(question)
+    subject_key = entity_key(subject)
+    by_unit = unit_answers(units, subject, relation)
+    best: dict[str, HopAnswer] = {}
+    sentences_of: dict[str, set[str]] = {}
+    for rank, passage in enumerate(passages):
+        is_own = passage.id in own
+        title_key = entity_key(passage.title)
+        for position, sentence in enumerate(passage.sentences):
+            norm = f" {normalize(sentence.text)} "
+            words = stems(sentence.text)
+            names_subject = is_own or bool(subject_key) and f" {subject_key} " in norm
+            overlap = len(asked & words) / max(1, len(asked))
+            seen_types: set[str] = set()
+            for span, label in spans_of(sentence.text):
+                fit = _fits(label, span, answer_type, allowed)
+                text = span.strip(" ,.;:'\"()[]")
+                text = re.sub(r"^(?:the|a|an)\s+", "", text, flags=re.I)
+                key = normalize(text)
+                if not fit or not key or key == subject_key or key in subject_key.split():
+                    continue
+                if f" {key} " in asked_norm:
+                    continue  # the question's own words are no answer
+                sentences_of.setdefault(key, set()).add(sentence.id)
+                features = {
+                    "typed": float(fit == "typed"),
+                    "loose": float(fit == "loose"),
+                    "own": float(is_own),
+                    "names_subject": float(names_subject),
+                    "relation_near": float(_near(sentence.text, text, rel_words)),
+                    "relation_before": float(_before(sentence.text, text, rel_words)),
+                    "relation_sentence": float(bool(rel_words & words)),
+                    "overlap": overlap,
+                    "unit": float(key in by_unit),
+                    "first_sentence": float(position == 0),
+                    "first_of_type": float(fit not in seen_types),
+                    "rank": 1.0 / (1 + rank),
+                    "date_slot": float(
+                        answer_type == "date" and _date_slot(sentence.text, text, relation)
+                    ),
+                    "after_by": float(_after_by(sentence.text, text)),
+                    "is_title": float(key == title_key),
+                    "in_question": float(bool(stems(text) & asked)),
+                    "head": float(bool(head) and head in stems(text)),
+                }
+                seen_types.add(fit)
+                have = best.get(key)
+                candidate = HopAnswer(text, passage.id, sentence.id, 0.0, "sentence", features)
+                if have is None or _prior(features) > _prior(have.features):
+                    best[key] = candidate
+    model = ranking()
+    out = []
+    for key, candidate in best.items():
+        candidate.features["frequency"] = math.log(len(sentences_of[key]))
+        candidate.score = model.score(candidate.features)
+        if candidate.features["unit"]:
+            candidate.via = "unit"
+        out.append(candidate)
+    return sorted(out, key=lambda c: (-c.score, c.text))
+
+
+def _prior(features: dict[str, float]) -> float:
+    """Which of a candidate's sentences to keep: the one the model would score best."""
+    return ranking().score(features)
+
+
+def accepted(answers: Sequence[HopAnswer]) -> list[HopAnswer]:
+    """The answers at or above the fitted threshold, best first (at most the best and one more)."""
+    threshold = ranking().threshold
+    return [a for a in answers if a.score >= threshold][:2]

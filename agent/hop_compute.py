@@ -1,0 +1,136 @@
+"""Computed hops, and the answer composed from the hops: no retrieval, only the hops' own answers.
+
+A computed hop reads the answers of the hops it depends on: the option whose date is earliest
+or latest, the one who lived longest, whether every option has the same value, what the options
+have in common, whether every yes/no hop said yes. The composed answer is the last hop's, cited
+with each hop's answer sentence in hop order (RESIN's delayed composition: the sentences are the
+sources' own, the hop answers only say which).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date
+
+from agent.answering import NOT_FOUND, Answer, Source
+from agent.state import Hop, HopResult
+from indexes.documents import Passage, Sentence
+from indexes.units import normalize
+
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        "january february march april may june july august september october november december".split(),
+        1,
+    )
+}
+
+
+def parse_date(text: str) -> date | None:
+    """The date a short answer writes ("4 May 1974", "May 4, 1974", "1974"; day and month 1 if unsaid)."""
+    words = normalize(text).split()
+    years = [int(w) for w in words if re.fullmatch(r"\d{3,4}", w)]
+    if not years:
+        return None
+    month = next((_MONTHS[w] for w in words if w in _MONTHS), 1)
+    days = [int(w) for w in words if re.fullmatch(r"\d{1,2}", w) and 1 <= int(w) <= 31]
+    try:
+        return date(years[-1], month, days[0] if days and month else 1)
+    except ValueError:
+        return date(years[-1], month, 1)
+
+
+def _same(a: str, b: str) -> bool:
+    """Two values name the same thing: equal, or a country and its adjective ("Italy", "Italian")."""
+    x, y = normalize(a), normalize(b)
+    return bool(x and y) and (x == y or len(x) > 3 and len(y) > 3 and x[:4] == y[:4])
+
+
+def _groups(hop: Hop, results: dict[int, HopResult]) -> list[list[HopResult | None]]:
+    """The dependencies' results, one group per option."""
+    per = max(1, len(hop.depends_on) // max(1, len(hop.options)))
+    deps = [results.get(d) for d in hop.depends_on]
+    return [deps[i : i + per] for i in range(0, len(deps), per)]
+
+
+def compute(hop: Hop, results: dict[int, HopResult]) -> tuple[str, str]:
+    """The computed hop's answer ('' when its dependencies do not settle it) and how it was reached."""
+    groups = _groups(hop, results)
+    answers = [[r.answer if r else "" for r in group] for group in groups]
+    if hop.compute in ("earliest", "latest", "longest"):
+        dates = [[parse_date(a) for a in group] for group in answers]
+        if hop.compute == "longest":
+            values = [(g[1] - g[0]).days if len(g) == 2 and g[0] and g[1] else None for g in dates]
+        else:
+            values = [g[0].toordinal() if g and g[0] else None for g in dates]
+        known = [v for v in values if v is not None]
+        if len(known) < len(values) or len(set(known)) < len(known):
+            return "", "the hops did not give a date for every option"
+        pick = max(known) if hop.compute in ("latest", "longest") else min(known)
+        return hop.options[values.index(pick)], f"compared the dates: {hop.compute}"
+    if hop.compute == "same":
+        lasts = [g[-1] for g in groups]
+        values = [[a for a in ([r.answer, *r.alternatives] if r else []) if a] for r in lasts]
+        if not all(values):
+            return "", "the hops did not give a value for every option"
+        first, *rest = values
+        shared = all(any(_same(a, b) for a in first[:1] for b in other) for other in rest)
+        return ("yes" if shared else "no"), "compared the values"
+    if hop.compute == "all":
+        if any(not g[-1] or not g[-1].answer for g in groups):
+            return "", "a yes/no hop found nothing"
+        return (
+            "yes" if all(g[-1].answer == "yes" for g in groups if g[-1]) else "no"
+        ), "all said yes"
+    if hop.compute == "common":
+        lists = [[r.answer, *r.alternatives] if r else [] for r in (g[-1] for g in groups)]
+        common = [
+            a for a in lists[0] if a and all(any(_same(a, b) for b in other) for other in lists[1:])
+        ]
+        return (common[0] if common else ""), "named by every option"
+    return "", f"unknown computation {hop.compute!r}"
+
+
+def final_hop(plan: Sequence[Hop]) -> Hop | None:
+    """The hop the question's answer comes from: the last one no other hop depends on."""
+    needed = {d for h in plan for d in h.depends_on}
+    sinks = [h for h in plan if h.id not in needed]
+    return sinks[-1] if sinks else None
+
+
+def answer_from_hops(
+    plan: Sequence[Hop], results: dict[int, HopResult], passages: Sequence[Passage]
+) -> Answer:
+    """The last hop's answer, cited with every hop's answer sentence in hop order.
+
+    `NOT_FOUND` when the last hop has no answer of its expected type: no span is made up.
+    """
+    last = final_hop(plan)
+    result = results.get(last.id) if last else None
+    if last is None or result is None or not result.answer:
+        missing = [h.id for h in plan if not (results.get(h.id) and results[h.id].answer)]
+        note = f"hop {missing[0] if missing else '?'} found no answer of its expected type"
+        return Answer(NOT_FOUND, False, mode="hops", notes=[note])
+    by_id = {p.id: p for p in passages}
+    chosen: list[tuple[Passage, Sentence]] = []
+    for hop in plan:
+        hop_result = results.get(hop.id)
+        if not hop_result or not hop_result.sentence_id or hop_result.passage_id not in by_id:
+            continue
+        passage = by_id[hop_result.passage_id]
+        sentence = next((s for s in passage.sentences if s.id == hop_result.sentence_id), None)
+        if sentence is not None and all(s.id != sentence.id for _, s in chosen):
+            chosen.append((passage, sentence))
+    sources = [
+        Source(label=i, passage_id=p.id, title=p.title, sentence_id=s.id, sentence=s.text)
+        for i, (p, s) in enumerate(chosen, 1)
+    ]
+    return Answer(
+        result.answer,
+        True,
+        sources,
+        mode="hops",
+        candidates=[result.answer, *result.alternatives],
+        notes=[f"answered hop by hop: {len(plan)} hops"],
+    )

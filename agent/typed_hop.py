@@ -1,0 +1,159 @@
+"""Resolving a hop that asks its own one-hop question: retrieve for it, answer it, buffer its support.
+
+The subject's own passages come first (a hop about Mario Bonnard reads his page), then what the
+hop's question finds by meaning; units about the subject are read too. The hop is resolved only
+when `agent.hop_answer` finds an answer of its expected type; its answer's passage leads its
+evidence, so retrieval ranks the passage that answers the hop first. A yes/no hop ("Is A a
+documentary?") is judged by the sentence that best writes its claim (`agent.yes_no`). When the
+subject came from an earlier hop and finds nothing, the earlier hop's alternative is tried.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from agent.context import Context
+from agent.decompose import describe_hop
+from agent.hop_answer import HopAnswer, accepted, read_hop
+from agent.questions import is_yes_no
+from agent.relations import AnswerType
+from agent.state import Evidence, Hop, HopResult
+from agent.yes_no import claim_of, judge
+from indexes.documents import Passage
+from indexes.index import Index
+from tools.entities import passages_about, units_about
+from tools.retrieval import UnitHit, fetch_passages, search_passages, search_units
+
+# Units at least this similar to the hop's question are read beside the subject's own.
+UNIT_HIT = 0.5
+# Passages of the subject's own page read first, then the hop's search.
+OWN_PASSAGES = 2
+
+
+@dataclass
+class HopReading:
+    """What one typed hop found: its answers (best first), passages and units."""
+
+    query: str
+    subject: str
+    answers: list[HopAnswer] = field(default_factory=list)
+    passages: list[Passage] = field(default_factory=list)
+    units: list[UnitHit] = field(default_factory=list)
+
+
+def _fill(text: str, results: dict[int, HopResult], choice: dict[int, str]) -> str:
+    """Placeholders replaced by the earlier hops' answers (or a chosen alternative)."""
+
+    def value(match: re.Match[str]) -> str:
+        k = int(match.group(1))
+        result = results.get(k)
+        return choice.get(k) or (result.bridge or result.answer if result else "")
+
+    return " ".join(re.sub(r"#(\d+)", value, text).split())
+
+
+def typed(hop: Hop) -> tuple[str, str, AnswerType]:
+    """The hop's subject, relation and answer type, read from its question when a model wrote it."""
+    if hop.subject or hop.relation:
+        return hop.subject, hop.relation, hop.answer_type
+    return describe_hop(hop.question)
+
+
+def read(
+    index: Index, hop: Hop, results: dict[int, HopResult], ctx: Context, choice: dict[int, str]
+) -> HopReading:
+    """Retrieve for the hop and read its answers."""
+    subject_ref, relation, answer_type = typed(hop)
+    query = _fill(hop.question, results, choice)
+    subject = _fill(subject_ref, results, choice)
+    own = passages_about(index, subject, query, k=OWN_PASSAGES) if subject else []
+    found = search_passages(index, query, ctx.k_per_hop)
+    ids = list(dict.fromkeys([p.passage_id for p in own] + [p.passage_id for p in found]))
+    passages = fetch_passages(index, ids)
+    units = units_about(index, subject, ctx.k_per_hop, query) if subject else []
+    units += [u for u in search_units(index, query, None, ctx.k_per_hop) if u.score >= UNIT_HIT]
+    reading = HopReading(query, subject, passages=passages, units=units)
+    own_ids = {p.passage_id for p in own}
+    if is_yes_no(query):
+        ordered = sorted(passages, key=lambda p: p.id not in own_ids)
+        sentences = [(p, s) for p in ordered for s in p.sentences]
+        verdict, where = judge(claim_of(query), sentences, subject)
+        if where is not None:
+            reading.answers = [HopAnswer(verdict, where[0].id, where[1].id, 1.0, "polarity")]
+        return reading
+    reading.answers = read_hop(
+        query, subject, relation, answer_type, passages, own_ids, [u.unit for u in units]
+    )
+    return reading
+
+
+def resolve_typed(
+    index: Index, hop: Hop, results: dict[int, HopResult], ctx: Context
+) -> tuple[HopResult, list[Evidence], HopReading]:
+    """The hop's result (answer and up to two alternatives) and its evidence, answer first."""
+    reading = read(index, hop, results, ctx, {})
+    best = accepted(reading.answers)
+    if not best:  # a dependency's alternative may be the subject this hop's documents know
+        for dep in hop.depends_on:
+            for alternative in results[dep].alternatives if dep in results else []:
+                retry = read(index, hop, results, ctx, {dep: alternative})
+                if accepted(retry.answers):
+                    reading, best = retry, accepted(retry.answers)
+                    break
+            if best:
+                break
+    evidence = _evidence(hop, reading, best)
+    answer = best[0] if best else None
+    result = HopResult(
+        hop=hop.id,
+        query=reading.query,
+        status="resolved" if answer else "unresolved",
+        bridge=answer.text if answer else "",
+        units=len(reading.units),
+        passages=len(reading.passages),
+        answer=answer.text if answer else "",
+        alternatives=[a.text for a in best[1:]],
+        sentence_id=answer.sentence_id if answer else "",
+        passage_id=answer.passage_id if answer else "",
+        via=answer.via if answer else "",
+    )
+    return result, evidence, reading
+
+
+def _evidence(hop: Hop, reading: HopReading, best: list[HopAnswer]) -> list[Evidence]:
+    """The answer's sentence first, then the hop's other passages and units."""
+    by_id = {p.id: p for p in reading.passages}
+    lead = [a.passage_id for a in best if a.passage_id in by_id]
+    order = list(dict.fromkeys(lead + [p.id for p in reading.passages]))
+    sentence_of = {a.passage_id: a.sentence_id for a in reversed(best)}
+    out = []
+    for rank, pid in enumerate(order):
+        passage = by_id[pid]
+        sid = sentence_of.get(pid) or passage.sentences[0].id
+        quote = next(s.text for s in passage.sentences if s.id == sid)
+        out.append(
+            Evidence(
+                id=pid,
+                passage_id=pid,
+                sentence_ids=[sid],
+                quote=quote,
+                score=round(1.0 - rank / (len(order) + 1), 4),
+                hop=hop.id,
+                route="entity" if rank < len(lead) else "dense",
+            )
+        )
+    for hit in reading.units:
+        unit = hit.unit
+        out.append(
+            Evidence(
+                id=unit.id,
+                passage_id=unit.passage_id,
+                sentence_ids=unit.sentence_ids,
+                quote=unit.evidence,
+                score=round(hit.score, 4),
+                hop=hop.id,
+                route="units",
+            )
+        )
+    return out

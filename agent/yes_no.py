@@ -1,0 +1,46 @@
+"""Yes or no, as the cited sentence says it: its words, and whether it negates them.
+
+"Does pale gill fever infect humans?" is answered by the sentence that best writes the claim
+("Pale gill fever does not infect humans.") and its polarity: "no". A claim the best sentence
+writes too little of is "no" as well (the documents do not say it), never a default "yes".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from indexes.documents import Passage, Sentence
+from indexes.lexical import stems
+
+_AUX = re.compile(
+    r"^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\s+", re.I
+)
+_NEGATION = re.compile(r"\b(?:not|never|no|neither|nor|cannot|without)\b|n't\b", re.I)
+# Share of the claim's words the best sentence must write to say it.
+COVERAGE = 0.5
+
+
+def claim_of(question: str) -> str:
+    """The statement a yes/no question asks about, without its auxiliary ("pale gill fever infect humans")."""
+    return _AUX.sub("", question.strip().rstrip("?").strip())
+
+
+def judge(
+    claim: str, sentences: Sequence[tuple[Passage, Sentence]], subject: str = ""
+) -> tuple[str, tuple[Passage, Sentence] | None]:
+    """'yes' or 'no' for the claim, and the sentence that decided it (None when none writes it).
+
+    The deciding sentence writes most of the claim's words (those of `subject`, when given,
+    need not be written: a page's sentences are about its subject); a negation in it that the
+    claim does not hold turns its "yes" into "no".
+    """
+    words = stems(claim) - (stems(subject) if subject else set())
+    if not words or not sentences:
+        return "no", None
+    best = max(sentences, key=lambda item: len(words & stems(item[1].text)))
+    coverage = len(words & stems(best[1].text)) / len(words)
+    if coverage < COVERAGE:
+        return "no", best if coverage else None
+    negated = bool(_NEGATION.search(best[1].text)) and not _NEGATION.search(claim)
+    return ("no" if negated else "yes"), best

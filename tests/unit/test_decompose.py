@@ -1,0 +1,101 @@
+"""The parse-based planner: real hops with placeholders, relation phrases and answer types."""
+
+import pytest
+
+from agent.decompose import compared_options, decompose, describe_hop
+
+
+def shape(question):
+    return [(h.question, h.subject, h.answer_type, h.compute, h.depends_on) for h in decompose(question)]
+
+
+def test_nested_descriptions_become_hops_innermost_first():
+    hops = decompose("Where was the place of birth of the director of film Six Months Of Life?")
+    assert [h.question for h in hops] == [
+        "Who is the director of Six Months Of Life?",
+        "What is the place of birth of #1?",
+    ]
+    assert [h.answer_type for h in hops] == ["person", "place"]
+    assert hops[1].depends_on == [1] and hops[1].subject == "#1"
+    assert hops[0].relation == "director" and hops[1].relation == "place of birth"
+
+
+def test_a_description_inside_the_question_leaves_its_own_hop():
+    hops = decompose("Where was the father of Daniel Carasso born?")
+    assert [h.question for h in hops] == ["Who is the father of Daniel Carasso?", "Where was #1 born?"]
+    assert hops[1].answer_type == "place" and hops[1].depends_on == [1]
+
+
+def test_kin_terms_are_two_relations_in_a_row():
+    hops = decompose("Who is Ieuan Ab Owain Glyndŵr's paternal grandfather?")
+    assert [h.relation for h in hops] == ["father", "father"]
+    assert hops[0].subject == "Ieuan Ab Owain Glyndŵr" and hops[1].subject == "#1"
+    in_law = decompose("Who is the father-in-law of Marcus Vinicius?")
+    assert [h.relation for h in in_law] == ["spouse", "father"]
+
+
+def test_possessive_and_relative_clause_chains():
+    hops = decompose("What is the busiest airport in the city where Marcel Bich died?")
+    assert hops[0].question == "What is the city where Marcel Bich died?"
+    assert hops[0].subject == "Marcel Bich" and hops[0].answer_type == "place"
+    assert hops[1].question == "What is the busiest airport in #1?"
+    spouse = decompose("Who is the spouse of the performer of Still?")
+    assert [h.answer_type for h in spouse] == ["person", "person"]
+    assert spouse[0].question == "Who is the performer of Still?"
+
+
+def test_comparison_gives_a_date_hop_per_option_and_a_computed_step():
+    hops = decompose("Which film came out first, The Gentle Gunman or A Maori Maid'S Love?")
+    assert [h.answer_type for h in hops[:2]] == ["date", "date"]
+    assert hops[0].subject == "The Gentle Gunman" and hops[1].subject == "A Maori Maid'S Love"
+    assert hops[2].compute == "earliest" and hops[2].depends_on == [1, 2]
+    assert hops[2].options == ["The Gentle Gunman", "A Maori Maid'S Love"]
+
+
+def test_bridge_comparison_asks_each_options_director_then_the_date():
+    hops = decompose("Which film has the director who died earlier, Slums Of Berlin or Phantom India?")
+    assert [(h.relation, h.subject) for h in hops[:4]] == [
+        ("director", "Slums Of Berlin"),
+        ("died", "#1"),
+        ("director", "Phantom India"),
+        ("died", "#3"),
+    ]
+    assert hops[4].compute == "earliest" and hops[4].depends_on == [2, 4]
+
+
+def test_same_country_both_and_in_common():
+    same = decompose("Are both Alex Bregman and Francesca Sterlacci from the same country?")
+    assert [h.subject for h in same[:2]] == ["Alex Bregman", "Francesca Sterlacci"]
+    assert same[2].compute == "same"
+    both = decompose("Are John le Carré and Tim Winton both novelists?")
+    assert [h.question for h in both[:2]] == ["Are John le Carré novelists?", "Are Tim Winton novelists?"]
+    assert both[2].compute == "all"
+    common = decompose("Which actor do Heat and Ronin have in common?")
+    assert common[2].compute == "common" and common[0].answer_type == "person"
+
+
+@pytest.mark.parametrize(
+    "question, options",
+    [
+        ("Was Recep Çetin or Kim Ho born first?", ["Recep Çetin", "Kim Ho"]),
+        ("Who was born first out of Felix Cicaterri and Rajiv Gandhi?", ["Felix Cicaterri", "Rajiv Gandhi"]),
+        ("Which film was released more recently, Sikuru Hathe or Daughters, Daughters?", ["Sikuru Hathe", "Daughters, Daughters"]),
+    ],
+)
+def test_options_hold_commas_and_sit_anywhere(question, options):
+    assert compared_options(question.rstrip("?"))[1] == options
+
+
+def test_a_question_without_descriptions_is_not_decomposed():
+    assert decompose("What ultimately happens to the Lantern Run when tailings leak from the Greywell Mine?") == []
+    assert decompose("Who designed the Orrin Dam?") == []
+
+
+def test_a_model_written_hop_is_read_for_its_subject_relation_and_type():
+    assert describe_hop("Who is the director of Romulus and the Sabines?") == (
+        "Romulus and the Sabines",
+        "director",
+        "person",
+    )
+    assert describe_hop("In which port was #1 born?")[0] == "#1"
+    assert describe_hop("When was Mario Bonnard born?") == ("Mario Bonnard", "born", "date")
