@@ -31,7 +31,6 @@ from typing_extensions import TypedDict
 
 from agent.candidates import YES_NO, Candidate, candidates, listed
 from agent.questions import is_yes_no, listed_options, question_options, question_parts
-from agent.ranked import ranked_pick
 from agent.repetition import cut_repetition
 from indexes.documents import Passage, Sentence
 from indexes.lexical import stems
@@ -321,7 +320,7 @@ def answer_from_passages(
             picked, reply = cands[0].text, None
             out.notes.append("compared the years the passages give for each option")
         elif mode == "ranked":
-            picked, reply = ranked_pick(question, cands, passages, out.notes), None
+            picked, reply = cands[0].text, None
         else:
             picked, reply = _pick(model, question, cands, passages)
             if not picked:

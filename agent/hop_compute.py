@@ -71,10 +71,10 @@ def compute(hop: Hop, results: dict[int, HopResult]) -> tuple[str, str]:
         return hop.options[values.index(pick)], f"compared the dates: {hop.compute}"
     if hop.compute == "same":
         lasts = [g[-1] for g in groups]
-        values = [[a for a in ([r.answer, *r.alternatives] if r else []) if a] for r in lasts]
-        if not all(values):
+        named = [[a for a in ([r.answer, *r.alternatives] if r else []) if a] for r in lasts]
+        if not all(named):
             return "", "the hops did not give a value for every option"
-        first, *rest = values
+        first, *rest = named
         shared = all(any(_same(a, b) for a in first[:1] for b in other) for other in rest)
         return ("yes" if shared else "no"), "compared the values"
     if hop.compute == "all":

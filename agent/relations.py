@@ -226,16 +226,14 @@ def is_relational(phrase: str) -> bool:
 
 
 # Question words → answer type; a "which/what NOUN" reads the noun's type.
-_WH_TYPES: tuple[tuple[re.Pattern[str], AnswerType], ...] = tuple(
-    (re.compile(p), t)
-    for p, t in (
-        (r"^(?:who|whom|whose)\b", "person"),
-        (r"^where\b", "place"),
-        (r"^(?:when|what year|which year|what date|what decade|what century)\b", "date"),
-        (r"^how (?:many|much|long|old|tall|high|far|big|large)\b", "number"),
-        (r"^what nationality\b", "place"),
-    )
+_WH_PATTERNS: tuple[tuple[str, AnswerType], ...] = (
+    (r"^(?:who|whom|whose)\b", "person"),
+    (r"^where\b", "place"),
+    (r"^(?:when|what year|which year|what date|what decade|what century)\b", "date"),
+    (r"^how (?:many|much|long|old|tall|high|far|big|large)\b", "number"),
+    (r"^what nationality\b", "place"),
 )
+_WH_TYPES = tuple((re.compile(p), t) for p, t in _WH_PATTERNS)
 
 
 def wh_type(wh_phrase: str) -> AnswerType:

@@ -68,7 +68,7 @@ def check_run(ctx: Context) -> None:
     every hop had run; a mistyped index would answer from nothing.
     """
     get_index(ctx)
-    specs = {ctx.hop_model, ctx.compose_model} | ({ctx.plan_model} - {"auto", "none"})
+    specs = {ctx.hop_model, ctx.compose_model} | ({ctx.plan_model} - {"auto", "none", "parsed"})
     for spec in sorted(specs):
         check_model(spec)
 

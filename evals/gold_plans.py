@@ -51,7 +51,7 @@ def _from_triples(triples: list[list[str]]) -> list[Hop]:
 def _from_decomposition(steps: list[dict[str, Any]]) -> list[Hop]:
     hops: list[Hop] = []
     for step in steps:
-        text = str(step.get("question") or "").strip()
+        text = str(step.get("question") or "" if isinstance(step, dict) else step).strip()
         arrow = _ARROW.match(text)
         if arrow:
             hops.append(_relation_hop(len(hops) + 1, arrow.group(1), arrow.group(2)))
@@ -96,7 +96,8 @@ def gold_plan(question: str, chain: dict[str, Any]) -> list[Hop]:
 
 def plan_accuracy(plan: list[dict[str, Any]], chain: dict[str, Any]) -> dict[str, float | None]:
     """Whether a plan's lookup hops are as many as gold's, and its hop 1 is about gold's entity."""
-    gold = gold_hops(chain)
+    gold = gold_hops(chain) if isinstance(chain, dict) else []
+    plan = [h for h in plan if isinstance(h, dict)]
     if not gold:
         return {"plan_hops": None, "plan_entity": None}
     lookups = [h for h in plan if not h.get("compute") and not h.get("entity")]  # no bridge hops

@@ -202,7 +202,7 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             except ValueError as exc:
                 reason = f"structural: the plan from {spec} was not valid ({str(exc)[:200]})"
     source: PlanSource = "model" if hops else "structural"
-    if not hops and ctx.plan_model != "none":
+    if not hops and ctx.plan_model == "parsed":
         parsed = decompose(question)
         if parsed:
             hops, source = parsed, "parsed"

@@ -30,15 +30,15 @@ def scripted(plan=None, bridge=None, answer="Caldmere"):
     return ScriptedChatModel(responder=respond)
 
 
-def compiled(sample_index, model):
+def compiled(sample_index, model, **fields):
     """The graph with its own saver, every step on the scripted `model`."""
     register_chat_model("scripted", model)
-    ctx = Context.one_model("scripted", index_path=str(sample_index))
+    ctx = Context.one_model("scripted", index_path=str(sample_index), **fields)
     return builder.compile(checkpointer=InMemorySaver()), ctx
 
 
-def run(sample_index, model, question=QUESTION):
-    graph, ctx = compiled(sample_index, model)
+def run(sample_index, model, question=QUESTION, **fields):
+    graph, ctx = compiled(sample_index, model, **fields)
     config = {"configurable": {"thread_id": "t1"}}
     events = list(
         graph.stream({"question": question}, config, context=ctx, stream_mode=["debug", "custom"])
@@ -159,10 +159,19 @@ def test_route_hops_never_composes_while_a_hop_is_pending():
         json.dumps({"hops": [{"id": 1, "question": "Where was #2 born?", "depends_on": []}]}),
     ],
 )
-def test_a_broken_plan_falls_back_to_a_structural_plan(sample_index, bad_plan):
-    state, events = run(sample_index, scripted(plan=bad_plan))
+def test_a_broken_plan_falls_back_to_the_parse_then_to_a_structural_plan(sample_index, bad_plan):
+    parsed, _ = run(sample_index, scripted(plan=bad_plan), plan_model="parsed")
+    assert parsed["plan_source"] == "parsed"
+    assert [h.question for h in parsed["plan"]] == [
+        "Who is the designer of Orrin Dam?",
+        "In which port was #1 born?",
+    ]
+    assert parsed["results"][1].answer == "Hessa Varn"
+    undecomposable = "Who designed the Orrin Dam?"
+    state, events = run(sample_index, scripted(plan=bad_plan), question=undecomposable)
+    assert run(sample_index, scripted(plan=bad_plan))[0]["plan_source"] == "structural"
     assert state["plan_source"] == "structural"
-    assert state["plan"][0].question == QUESTION and state["plan"][0].depends_on == []
+    assert state["plan"][0].question == undecomposable and state["plan"][0].depends_on == []
     # the structural plan follows bridge entities named in hop 1's passages
     assert all(h.entity and h.depends_on == [1] for h in state["plan"][1:])
     assert [e for m, e in events if m == "custom" and e["event"] == "plan"][0][

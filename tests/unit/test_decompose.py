@@ -6,7 +6,9 @@ from agent.decompose import compared_options, decompose, describe_hop
 
 
 def shape(question):
-    return [(h.question, h.subject, h.answer_type, h.compute, h.depends_on) for h in decompose(question)]
+    return [
+        (h.question, h.subject, h.answer_type, h.compute, h.depends_on) for h in decompose(question)
+    ]
 
 
 def test_nested_descriptions_become_hops_innermost_first():
@@ -22,7 +24,10 @@ def test_nested_descriptions_become_hops_innermost_first():
 
 def test_a_description_inside_the_question_leaves_its_own_hop():
     hops = decompose("Where was the father of Daniel Carasso born?")
-    assert [h.question for h in hops] == ["Who is the father of Daniel Carasso?", "Where was #1 born?"]
+    assert [h.question for h in hops] == [
+        "Who is the father of Daniel Carasso?",
+        "Where was #1 born?",
+    ]
     assert hops[1].answer_type == "place" and hops[1].depends_on == [1]
 
 
@@ -53,7 +58,9 @@ def test_comparison_gives_a_date_hop_per_option_and_a_computed_step():
 
 
 def test_bridge_comparison_asks_each_options_director_then_the_date():
-    hops = decompose("Which film has the director who died earlier, Slums Of Berlin or Phantom India?")
+    hops = decompose(
+        "Which film has the director who died earlier, Slums Of Berlin or Phantom India?"
+    )
     assert [(h.relation, h.subject) for h in hops[:4]] == [
         ("director", "Slums Of Berlin"),
         ("died", "#1"),
@@ -68,7 +75,10 @@ def test_same_country_both_and_in_common():
     assert [h.subject for h in same[:2]] == ["Alex Bregman", "Francesca Sterlacci"]
     assert same[2].compute == "same"
     both = decompose("Are John le Carré and Tim Winton both novelists?")
-    assert [h.question for h in both[:2]] == ["Are John le Carré novelists?", "Are Tim Winton novelists?"]
+    assert [h.question for h in both[:2]] == [
+        "Are John le Carré novelists?",
+        "Are Tim Winton novelists?",
+    ]
     assert both[2].compute == "all"
     common = decompose("Which actor do Heat and Ronin have in common?")
     assert common[2].compute == "common" and common[0].answer_type == "person"
@@ -78,8 +88,14 @@ def test_same_country_both_and_in_common():
     "question, options",
     [
         ("Was Recep Çetin or Kim Ho born first?", ["Recep Çetin", "Kim Ho"]),
-        ("Who was born first out of Felix Cicaterri and Rajiv Gandhi?", ["Felix Cicaterri", "Rajiv Gandhi"]),
-        ("Which film was released more recently, Sikuru Hathe or Daughters, Daughters?", ["Sikuru Hathe", "Daughters, Daughters"]),
+        (
+            "Who was born first out of Felix Cicaterri and Rajiv Gandhi?",
+            ["Felix Cicaterri", "Rajiv Gandhi"],
+        ),
+        (
+            "Which film was released more recently, Sikuru Hathe or Daughters, Daughters?",
+            ["Sikuru Hathe", "Daughters, Daughters"],
+        ),
     ],
 )
 def test_options_hold_commas_and_sit_anywhere(question, options):
@@ -87,7 +103,8 @@ def test_options_hold_commas_and_sit_anywhere(question, options):
 
 
 def test_a_question_without_descriptions_is_not_decomposed():
-    assert decompose("What ultimately happens to the Lantern Run when tailings leak from the Greywell Mine?") == []
+    causal = "What ultimately happens to the Lantern Run when tailings leak from the Greywell Mine?"
+    assert decompose(causal) == []
     assert decompose("Who designed the Orrin Dam?") == []
 
 
