@@ -54,14 +54,16 @@ FEATURES = (
     "head",  # it holds the noun the hop asks for ("which pass" → "Kestrel Pass")
 )
 _WINDOW = 4
-_MONTHS = "january february march april may june july august september october november december"
-_MONTH = rf"(?:{'|'.join(m.capitalize() for m in _MONTHS.split())})"
+MONTHS = tuple(
+    "january february march april may june july august september october november december".split()
+)
+_MONTH = rf"(?:{'|'.join(m.capitalize() for m in MONTHS)})"
 # Dates as biographies write them: "4 May 1974", "May 4, 1974", "May 1974", "1974".
 _DATES = re.compile(
     rf"\b(?:\d{{1,2}} {_MONTH},? \d{{3,4}}|{_MONTH} \d{{1,2}},? \d{{3,4}}|{_MONTH} \d{{3,4}}|"
     r"(?<![\d.,])\d{3,4}(?![\d.,]))\b"
 )
-_MONTH_WORDS = frozenset(_MONTHS.split())
+_MONTH_WORDS = frozenset(MONTHS)
 _DATE_RANGE = re.compile(r"\(([^()]*\d{3,4}[^()]*?)\s*[–—-]+\s*([^()]*\d{3,4}[^()]*)\)")
 _NATIONALITY = frozenset({"nationality", "citizenship", "country of citizenship", "country"})
 # Types the small parser often leaves untyped: a capitalized span may still answer them.

@@ -14,17 +14,12 @@ from collections.abc import Sequence
 from datetime import date
 
 from agent.answering import NOT_FOUND, Answer, Source
+from agent.hop_answer import MONTHS
 from agent.state import Hop, HopResult
 from indexes.documents import Passage, Sentence
 from indexes.units import normalize
 
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        "january february march april may june july august september october november december".split(),
-        1,
-    )
-}
+_MONTHS = {m: i for i, m in enumerate(MONTHS, 1)}
 
 
 def parse_date(text: str) -> date | None:

@@ -122,10 +122,12 @@ def resolve_typed(
 
 
 def _evidence(hop: Hop, reading: HopReading, best: list[HopAnswer]) -> list[Evidence]:
-    """The answer's sentence first, then the hop's other passages and units."""
+    """The answers' sentences (or, unanswered, every passage the hop read), then its units."""
     by_id = {p.id: p for p in reading.passages}
     lead = [a.passage_id for a in best if a.passage_id in by_id]
-    order = list(dict.fromkeys(lead + [p.id for p in reading.passages]))
+    # An answered hop holds only the passages that write its answers: later hops' passages then
+    # rank right behind them. One that found nothing leaves all it read for the composer.
+    order = list(dict.fromkeys(lead or [p.id for p in reading.passages]))
     sentence_of = {a.passage_id: a.sentence_id for a in reversed(best)}
     out = []
     for rank, pid in enumerate(order):
@@ -145,6 +147,8 @@ def _evidence(hop: Hop, reading: HopReading, best: list[HopAnswer]) -> list[Evid
         )
     for hit in reading.units:
         unit = hit.unit
+        if lead and unit.passage_id not in lead:
+            continue
         out.append(
             Evidence(
                 id=unit.id,

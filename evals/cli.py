@@ -93,6 +93,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="how every system reaches its short answer (README: How the short answer is reached)",
     )
     p.add_argument(
+        "--plan-model",
+        default=None,
+        help="the agent's planner: auto (default), parsed (the question's parse), none (one hop), "
+        "or a model spec",
+    )
+    p.add_argument(
         "--drop-gold",
         action="store_true",
         help="leave the sampled questions' gold passages out of the corpus (the right answer is "
@@ -121,6 +127,7 @@ def command_line(args: argparse.Namespace) -> str:
         "passage_chars": "--passage-chars",
         "corpus": "--corpus",
         "answer_mode": "--answer-mode",
+        "plan_model": "--plan-model",
     }
     for attr, flag in flags.items():
         value = getattr(args, attr, None)
@@ -163,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         answer_mode=args.answer_mode,
         drop_gold=args.drop_gold,
+        plan_model=args.plan_model or "auto",
     )
     run_eval(config)
     print((Path(args.out) / "summary.md").read_text(encoding="utf-8"))

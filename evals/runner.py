@@ -69,6 +69,7 @@ class RunConfig:
     concurrency: int | None = None  # model requests in flight (default: by model spec)
     answer_mode: str = "auto"  # how every system reaches its short answer (Context.answer_mode)
     drop_gold: bool = False  # the corpus without the sampled questions' gold documents
+    plan_model: str = "auto"  # the agent's planner (Context.plan_model): auto, parsed, none, a spec
 
 
 def _log(config: RunConfig, message: str) -> None:
@@ -102,6 +103,7 @@ def fingerprint(config: RunConfig, data: Dataset, passage_chars: int) -> dict[st
         # only when set: folders of earlier runs (auto) still resume
         **({"answer_mode": config.answer_mode} if config.answer_mode != "auto" else {}),
         **({"drop_gold": True} if config.drop_gold else {}),
+        **({"plan_model": config.plan_model} if config.plan_model != "auto" else {}),
     }
 
 
@@ -236,7 +238,7 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     forget_indexes()  # the agent must see the index as just built
     context = Context.one_model(
         config.model,
-        plan_model="auto",
+        plan_model=config.plan_model,
         embedder=config.embedder,
         index_path=str(index_path),
         chroma_host="",  # the index was just built in index_path, whatever RESIN_CHROMA_HOST says

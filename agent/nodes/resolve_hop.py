@@ -206,10 +206,11 @@ def _typed(hop: Hop, task: HopTask, ctx: Context, started: float) -> dict[str, A
     parts = causal_parts(result.query)
     effects = effect_chains(index, parts[1], parts[0]) if parts else []
     evidence = _chain_evidence(effects, hop.id, index) + evidence
-    if task["has_dependents"] and task["plan_source"] == "model":
-        # a model's plan: the hop model's short answer, where the sentences it read write it
+    if task["has_dependents"] and task["plan_source"] == "model" and not result.answer:
+        # a model's plan whose hop the reader could not answer: the hop model's short answer,
+        # where the sentences it read write it
         bridge = bridge_value(hop, result.query, evidence, ctx, usage)
-        result = result.model_copy(update={"bridge": bridge or result.bridge})
+        result = result.model_copy(update={"bridge": bridge})
     _report(
         hop,
         result.status,
