@@ -2,12 +2,14 @@
 
     python -m evals.bench_concurrency --passages 200 --latency 0.5 --slots 16 --levels 1,4,8,16
     python -m evals.bench_concurrency --server URL --levels 1,2      # a real OpenAI-compatible one
+    python -m evals.bench_concurrency --model embedded --sample --levels 1,4   # in-process slots
     python -m evals.bench_concurrency --eval --questions 40 --levels 1,8
 
 The loopback server (`FaultyServer`) answers like the ``fake`` model after a fixed `latency`
 per request on at most `slots` requests at once. Each build goes into a fresh index; the figures
 are wall seconds, passages/s, the speed-up over the first level, the most requests in flight,
-and whether the index holds exactly the units of the first level's build. `--eval` times the
+and whether the index holds exactly the units of the first level's build. `--sample` builds the
+bundled sample corpus instead of `--passages` synthetic ones. `--eval` times the
 answer stage of `resin eval` (system `dense`: one model call per question) instead.
 """
 
@@ -22,16 +24,19 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from agent import SAMPLE_DIR
 from agent.llm import make_chat_model
 from evals.bench_build import corpus
 from indexes.build import Builder
+from indexes.documents import Document, load_documents
 from indexes.embeddings import make_embedder
 from indexes.index import open_index
 
 
-def build_levels(spec: str, passages: int, levels: list[int], server: Any) -> list[dict[str, Any]]:
+def build_levels(
+    spec: str, docs: list[Document], levels: list[int], server: Any
+) -> list[dict[str, Any]]:
     """One fresh build per concurrency level over the same corpus."""
-    docs = corpus(passages)
     embedder = make_embedder()
     embedder.embed_documents([d.text for d in docs[:8]])  # warm the embedder outside the timing
     rows: list[dict[str, Any]] = []
@@ -127,18 +132,22 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--passages", type=int, default=200)
+    parser.add_argument("--sample", action="store_true", help="build the bundled sample corpus")
     parser.add_argument("--latency", type=float, default=0.5, help="loopback seconds per request")
     parser.add_argument("--slots", type=int, default=16, help="loopback requests served at once")
     parser.add_argument("--levels", default="1,4,8,16")
     parser.add_argument("--server", default=None, help="base URL of a real server (no loopback)")
     parser.add_argument("--model-name", default="local", help="model name sent to --server")
+    parser.add_argument("--model", default=None, help="an in-process spec (embedded, gguf:PATH)")
     parser.add_argument("--eval", action="store_true", help="time `resin eval`'s answer stage")
     parser.add_argument("--questions", type=int, default=40)
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
     with ExitStack() as stack:
         server = None
-        if args.server:
+        if args.model:
+            spec = args.model
+        elif args.server:
             spec = f"openai:{args.model_name}@{args.server}"
         else:
             server = stack.enter_context(FaultyServer(latency=args.latency, slots=args.slots))
@@ -146,7 +155,8 @@ def main() -> None:
         if args.eval:
             eval_levels(spec, args.questions, levels)
         else:
-            build_levels(spec, args.passages, levels, server)
+            docs = load_documents([SAMPLE_DIR / "docs"])[0] if args.sample else corpus(args.passages)
+            build_levels(spec, docs, levels, server)
 
 
 if __name__ == "__main__":

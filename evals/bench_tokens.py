@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agent import SAMPLE_DIR
 from agent.llm import make_chat_model
-from agent.llm.llama_cpp import ChatLlamaCpp, load_llama
+from agent.llm.llama_cpp import ChatLlamaCpp
 from indexes.build import Builder
 from indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
 from indexes.index import open_index
@@ -32,8 +32,7 @@ def main() -> None:
     docs, _ = load_documents([SAMPLE_DIR / "docs"])
     passages = [p for d in docs for p in make_passages(d, args.passage_chars)]
     if isinstance(model, ChatLlamaCpp):
-        llama = load_llama(model.model_path, model.n_ctx)
-        corpus_tokens = sum(len(llama.tokenize(p.text.encode(), add_bos=False)) for p in passages)
+        corpus_tokens = sum(model.count_tokens(p.text) for p in passages)
         tokenizer = "the model's own"
     else:
         corpus_tokens = round(sum(len(p.text) for p in passages) / 4)

@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 from agent.context import Context
 from agent.llm import default_concurrency, make_chat_model
-from agent.llm.llama_cpp import ChatLlamaCpp, load_llama
+from agent.llm.llama_cpp import ChatLlamaCpp
 from agent.resources import forget_indexes, get_index
 from evals.data import Dataset, load_dataset
 from evals.prompts import EVAL_PROMPT_VERSION
@@ -188,8 +188,7 @@ def extraction_cost(
     passages = [p for d in data.documents for p in make_passages(d, passage_chars)]
     chars = sum(len(p.text) for p in passages)
     if isinstance(extractor, ChatLlamaCpp):
-        llama = load_llama(extractor.model_path, extractor.n_ctx)
-        corpus_tokens = sum(len(llama.tokenize(p.text.encode(), add_bos=False)) for p in passages)
+        corpus_tokens = sum(extractor.count_tokens(p.text) for p in passages)
         tokenizer = "the extraction model's"
     else:
         corpus_tokens = round(chars / 4)

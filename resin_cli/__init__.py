@@ -17,7 +17,14 @@ from pathlib import Path
 
 from indexes.documents import DEFAULT_PASSAGE_CHARS
 from indexes.graph import DEFAULT_MERGE_THRESHOLD
-from resin_cli.commands import cmd_ask, cmd_chat, cmd_demo, cmd_index, cmd_stats
+from resin_cli.commands import (
+    cmd_ask,
+    cmd_chat,
+    cmd_demo,
+    cmd_index,
+    cmd_serve_model,
+    cmd_stats,
+)
 
 # Offline by default: no telemetry, no hub look-ups.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -148,6 +155,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--questions", type=int, default=None, help="answer only the first N sample questions"
     )
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "serve-model", help="serve a GGUF (default: embedded) over OpenAI's HTTP API, in parallel"
+    )
+    p.add_argument("--model", default="embedded", help="embedded or gguf:PATH")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
+    p.add_argument("--port", type=int, default=8090, help="port (default 8090)")
+    p.add_argument(
+        "--slots",
+        type=int,
+        default=None,
+        help="requests decoded at once (default RESIN_LLAMA_SLOTS or 4)",
+    )
+    p.add_argument("--ctx", type=int, default=4096, help="context tokens per slot (default 4096)")
+    p.set_defaults(func=cmd_serve_model)
 
     from evals.cli import register as register_eval
     from evals.doctor import register as register_doctor

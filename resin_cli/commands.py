@@ -247,3 +247,23 @@ def cmd_demo(args: argparse.Namespace) -> int:
             f"evidence: {len(state.get('evidence') or [])}"
         )
     return 0
+
+
+def cmd_serve_model(args: argparse.Namespace) -> int:
+    """Serve a GGUF over HTTP, the OpenAI way, with parallel slots, until Ctrl-C."""
+    import threading
+
+    from agent.llm import gguf_path
+    from agent.llm.llama_cpp import llama_slots, serve_gguf
+
+    path = gguf_path(args.model)
+    slots = args.slots or llama_slots()
+    server = serve_gguf(str(path), args.host, args.port, args.ctx, slots)
+    url = f"{server.listening_address}/v1"
+    print(f"serving {path.name} at {url} ({slots} slots of {args.ctx} tokens)", flush=True)
+    print(f"use it with --model openai:{path.stem}@{url}; Ctrl-C stops", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+    return 0

