@@ -16,10 +16,7 @@ p95 ≤ 20 s, first token p50 ≤ 6 s, on a quiet CPU.
 
 The server form needs the loopback llama.cpp server with the embedded GGUF running first:
 
-    python -m llama_cpp.server --model "$GGUF" --n_threads 2 --n_threads_batch 2 --n_ctx 4096 --port PORT
-
-where GGUF is the path `python -c "from agent.llm.llama_cpp import smollm2_path; print(smollm2_path())"`
-prints.
+    RESIN_LLAMA_THREADS=2 resin serve-model --port PORT
 """
 
 from __future__ import annotations

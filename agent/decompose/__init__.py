@@ -1,0 +1,83 @@
+"""The parse-based planner: the descriptions inside a question become one-hop questions.
+
+"Where was the place of death of the director of film X?" holds two descriptions, one inside the
+other. The innermost is read first and replaced by its placeholder: "the director of film X" →
+hop 1 "Who is the director of X?" (person); "the place of death of #1" → hop 2 (place); what is
+left, "Where was #2", asks nothing more, so hop 2 answers the question. The readings:
+
+- of-descriptions with a relational noun: "the director of X", "the place of birth of #1";
+- possessives: "X's father", "X's paternal grandfather" (father of father, `relations.KINSHIP`);
+- a relational noun after a name: "the Oh Yeah performer";
+- relative clauses, from the parse: "the city where X died", "the school that owns X";
+- comparisons of two options ("Which film came out first, A or B?"), through a bridge when the
+  options are compared by someone of theirs ("Which film has the director born later, A or B?");
+- "the same country" questions, "both" yes/no questions and "in common" questions.
+
+Each hop carries its subject (a name or `#k`), its relation phrase and the answer type it
+expects; a computed hop combines its dependencies' answers without retrieval. A question none of
+these fits is not decomposed (the caller keeps it as one hop).
+"""
+
+from __future__ import annotations
+
+from agent.decompose.comparisons import both, common, compared_options, comparison, same
+from agent.decompose.descriptions import (
+    chain,
+    noun_after_name,
+    of_description,
+    possessive,
+    prep_description,
+)
+from agent.decompose.names import (
+    DEGENERATE,
+    PLACEHOLDER,
+    Plan,
+    entity_end,
+    is_name_word,
+    main_relation,
+    wh_words,
+)
+from agent.relations import AnswerType, wh_type
+from agent.state import MAX_PARSED_HOPS, Hop
+
+__all__ = ["compared_options", "decompose", "describe_hop", "entity_end", "wh_words"]
+
+
+def decompose(question: str) -> list[Hop]:
+    """The hops a question's parse gives, dependencies first; [] when it gives no decomposition."""
+    text = " ".join(question.strip().rstrip("?.! ").split())
+    if not text:
+        return []
+    for reader in (comparison, same, both, common, chain):
+        plan = Plan()
+        if reader(text, plan) and len(plan.hops) <= MAX_PARSED_HOPS:
+            return plan.hops
+    return []
+
+
+def describe_hop(question: str) -> tuple[str, str, AnswerType]:
+    """A one-hop question's subject (a name or `#k`), relation phrase and answer type.
+
+    For hops a model wrote ("Who directed #1?"): a description in it is read as the planner
+    reads one ("the director of X"); otherwise the subject is its placeholder or first name.
+    """
+    text = " ".join(question.strip().rstrip("?.! ").split())
+    words = text.split()
+    plan = Plan()
+    rest = (
+        of_description(words, plan)
+        or possessive(words, plan)
+        or noun_after_name(words, plan)
+        or prep_description(words, plan)
+    )
+    if rest is not None and len(plan.hops) == 1 and DEGENERATE.match(" ".join(rest)):
+        hop = plan.hops[0]
+        return hop.subject, hop.relation, hop.answer_type
+    refs = PLACEHOLDER.findall(text)
+    subject = refs[0] if refs else ""
+    if not subject:
+        starts = [i for i, w in enumerate(words) if i > 0 and is_name_word(w)]
+        if starts:
+            subject = " ".join(words[starts[0] : entity_end(words, starts[0])])
+    relation = main_relation(" ".join(w for w in words if w not in subject.split()))
+    return subject, relation, wh_type(wh_words(text))

@@ -1,0 +1,253 @@
+"""Descriptions read innermost first: of-phrases, possessives, relative clauses, "the N in #k"."""
+
+from __future__ import annotations
+
+import re
+
+from agent.decompose.names import (
+    CONNECTORS,
+    DEGENERATE,
+    PLACEHOLDER,
+    Plan,
+    entity_end,
+    entity_start,
+    is_name_word,
+    main_relation,
+    wh_words,
+)
+from agent.relations import KINSHIP, is_relational, relation_head, relation_type, wh_type
+from agent.state import MAX_PARSED_HOPS
+from indexes.nlp_extraction import load_pipeline
+
+_KIND_WORDS = re.compile(
+    r"^(?:the )?(?:(?:film|movie|song|album|novel|book|series|show|band|single|play|opera|"
+    r"poem|painting|game|video game|tv series|television series|magazine|newspaper) )"
+)
+# Place classes that stand in apposition before a name ("the city of Paris" is Paris).
+_APPOSITIVE = frozenset(
+    "city town state village county province region island river country place".split()
+)
+_RELATIVES = ("where", "in which", "that", "which", "who", "whom", "whose")
+
+
+def strip_kind(words: list[str], start: int) -> int:
+    """Skip "the film" / "song" before a title."""
+    rest = " ".join(words[start:]) + " "
+    found = _KIND_WORDS.match(rest.lower())
+    if found and start + len(found.group(0).split()) < len(words):
+        skipped = start + len(found.group(0).split())
+        if is_name_word(words[skipped]):
+            return skipped
+    return start
+
+
+_STOP_LEFT = frozenset("the a an what which who whose where when how".split())
+
+
+def _described_after(words: list[str], end: int) -> bool:
+    """Does a relational noun follow the name ("the X songwriter", "X's manufacturer")?"""
+    word = words[end].lower()
+    possessive = words[end - 1].endswith(("'s", "'S", "’s"))
+    return (possessive or end == len(words) - 1 or not words[end + 1 : end + 2] == ["of"]) and (
+        _after_name(word) or possessive and is_relational(word)
+    )
+
+
+def _after_name(word: str) -> bool:
+    """A relational noun that may follow a name: "the Oh Yeah performer", "the FA Cup winner"."""
+    head = relation_head(word)
+    return bool(head) and head not in _APPOSITIVE and relation_type(head) not in ("work", "date")
+
+
+def of_description(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace the first "the REL of NAME" (REL relational, NAME a name or #k) by its hop."""
+    for i, word in enumerate(words):
+        if word != "of" or i == 0 or i + 1 >= len(words):
+            continue
+        left = i
+        while left > 0 and re.fullmatch(r"[a-z][a-z-]*", words[left - 1]) and i - left < 4:
+            if words[left - 1] in _STOP_LEFT or words[left - 1] in CONNECTORS - {"of"}:
+                break
+            left -= 1
+        name_at = i + 1
+        if words[name_at] == "the" and name_at + 1 < len(words):
+            name_at += 1
+        name_at = strip_kind(words, name_at)
+        end = entity_end(words, name_at)
+        if end == name_at or (end < len(words) and _described_after(words, end)):
+            continue  # no name here, or the name's own description is read first
+        for start in range(left, i):  # the longest relational phrase first
+            relation = " ".join(words[start:i])
+            if relation_head(relation) in _APPOSITIVE or not is_relational(relation):
+                continue
+            begin = start - 1 if start > 0 and words[start - 1] in ("the", "a", "an") else start
+            name = " ".join(words[name_at:end])
+            name = name[:-2] if name.endswith(("'s", "'S", "’s")) else name
+            ref = plan.relation_hop(relation, name)
+            tail = ["'s"] if words[end - 1].endswith(("'s", "'S", "’s")) else []
+            return words[:begin] + [ref + "".join(tail)] + words[end:]
+    return None
+
+
+def possessive(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace the first "NAME's REL" by its hop(s)."""
+    for i, word in enumerate(words):
+        if not word.endswith(("'s", "'S", "’s", "s'")) or i + 1 >= len(words):
+            continue
+        for size in (3, 2, 1):
+            relation = " ".join(words[i + 1 : i + 1 + size])
+            known = relation in KINSHIP or is_relational(relation)
+            if (
+                len(words) >= i + 1 + size
+                and re.fullmatch(r"[a-z][a-z -]*", relation)
+                and relation not in _STOP_LEFT | CONNECTORS
+                and known
+            ):
+                start = entity_start(words, i + 1)
+                name = " ".join(words[start : i + 1])
+                name = re.sub(r"['’][sS]?$", "", name)
+                if not name:
+                    break
+                begin = start - 1 if start > 0 and words[start - 1] == "the" else start
+                ref = plan.relation_hop(relation, name)
+                return words[:begin] + [ref] + words[i + 1 + size :]
+    return None
+
+
+def noun_after_name(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace "the NAME REL" ("the Oh Yeah performer") by its hop."""
+    for i, word in enumerate(words[:-2]):
+        if word != "the" or not is_name_word(words[i + 1]):
+            continue
+        end = entity_end(words, i + 1)
+        if end < len(words) and _after_name(words[end]):
+            name = " ".join(words[i + 1 : end])
+            ref = plan.relation_hop(words[end], name)
+            return words[:i] + [ref] + words[end + 1 :]
+    return None
+
+
+def _relative(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace the first "the N where/that/who CLAUSE" whose clause names a name or #k by its hop.
+
+    The clause belongs to the noun just before its relative word (English puts it there; the
+    small parser often attaches it further up); it ends where the parse's clause ends.
+    """
+    doc = load_pipeline()(" ".join(words))
+    for rel in doc:
+        opener = rel.lower_
+        if opener not in _RELATIVES or rel.i < 2:
+            continue
+        if opener == "which" and doc[rel.i - 1].lower_ == "in":
+            continue  # "in which" is read at "in"
+        noun = doc[rel.i - 1]
+        if noun.lower_ == "in" and opener == "which":
+            noun = doc[rel.i - 2]
+        if noun.pos_ not in ("NOUN", "PROPN") or not noun.is_lower:
+            continue
+        start = next((t.i for t in doc[max(0, noun.i - 3) : noun.i] if t.lower_ == "the"), None)
+        if start is None:
+            continue
+        clause_start = noun.i + 1
+        ends = [
+            max(t.i for t in tok.subtree)
+            for tok in doc[clause_start:]
+            if tok.dep_ in ("relcl", "acl", "advcl", "ccomp")
+            and min(t.i for t in tok.subtree) == clause_start
+        ]
+        clause_end = max(ends) if ends else len(doc) - 1
+        if doc[clause_end].is_punct:
+            clause_end -= 1
+        clause = doc[clause_start : clause_end + 1].text.split()
+        named = [j for j, w in enumerate(clause) if is_name_word(w)]
+        if not named:
+            continue
+        head = doc[start + 1 : noun.i + 1].text
+        kind = relation_type(noun.lower_)
+        if opener == "where" and kind == "other":
+            kind = "place"
+        if opener in ("who", "whom") and kind == "other":
+            kind = "person"
+        wh = "Who" if kind == "person" else "What"
+        refs = [w for w in clause if PLACEHOLDER.fullmatch(w.rstrip("'s"))]
+        first = named[0]
+        subject = refs[0] if refs else " ".join(clause[first : entity_end(clause, first)])
+        relation = " ".join(
+            w for w in clause if w.lower() not in _RELATIVES and not is_name_word(w)
+        )
+        ref = plan.add(f"{wh} is the {head} {' '.join(clause)}?", subject, relation, kind)
+        before = doc[:start].text.split()
+        after = doc[clause_end + 1 :].text.split()
+        return [*before, ref, *after]
+    return None
+
+
+def _in_placeholder(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace "the [ADJ] NOUN in/of #k" inside a longer question ("the majority party in #1")."""
+    for i, word in enumerate(words):
+        if not PLACEHOLDER.fullmatch(word) or i < 3 or words[i - 1] not in ("in", "of", "from"):
+            continue
+        start = next((j for j in range(i - 2, max(-1, i - 6), -1) if words[j] == "the"), None)
+        if start is None or start == 0 and i == len(words) - 1:
+            continue
+        phrase = words[start + 1 : i - 1]
+        if not phrase or not all(re.fullmatch(r"[a-z][a-z-]*", w) for w in phrase):
+            continue
+        tags = [t.pos_ for t in load_pipeline()(" ".join(words))[start + 1 : i - 1]]
+        if len(tags) == len(phrase) and any(t in ("VERB", "AUX") for t in tags):
+            continue  # "the plague occur in #2" is a clause, not a noun phrase
+        if DEGENERATE.match(" ".join([*words[:start], word])) and i == len(words) - 1:
+            continue  # "What is the busiest airport in #1": the question itself
+        noun = " ".join(phrase)
+        kind = relation_type(noun)
+        wh = "Who" if kind == "person" else "What"
+        ref = plan.add(f"{wh} is the {noun} {words[i - 1]} {word}?", word, noun, kind)
+        return words[:start] + [ref] + words[i + 1 :]
+    return None
+
+
+def prep_description(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace "the REL in/on/from NAME" ("the actor in X", "the rapper on X") by its hop."""
+    for i, word in enumerate(words[:-3]):
+        if word != "the" or relation_type(words[i + 1]) != "person":
+            continue
+        if words[i + 2] not in ("in", "on", "from", "for", "at", "with"):
+            continue
+        name_at = strip_kind(words, i + 3)
+        end = entity_end(words, name_at)
+        if end > name_at and not (end < len(words) and _described_after(words, end)):
+            name = " ".join(words[name_at:end])
+            ref = plan.add(
+                f"Who is the {words[i + 1]} {words[i + 2]} {name}?", name, words[i + 1], "person"
+            )
+            return words[:i] + [ref] + words[end:]
+    return None
+
+
+def chain(question: str, plan: Plan) -> bool:
+    """Read the question's descriptions innermost first; True when it makes at least one hop."""
+    words = question.split()
+    for _ in range(MAX_PARSED_HOPS):
+        nxt = (
+            of_description(words, plan)
+            or possessive(words, plan)
+            or noun_after_name(words, plan)
+            or prep_description(words, plan)
+            or _relative(words, plan)
+            or _in_placeholder(words, plan)
+        )
+        if nxt is None or len(plan.hops) > MAX_PARSED_HOPS:
+            break
+        words = nxt
+    if not plan.hops:
+        return False
+    rest = " ".join(words)
+    degenerate = DEGENERATE.match(rest)
+    last = f"#{plan.hops[-1].id}"
+    if degenerate and degenerate.group(1) == last:
+        return True
+    refs = PLACEHOLDER.findall(rest)
+    subject = refs[-1] if refs else last
+    relation = " ".join(w for w in rest.split() if not PLACEHOLDER.fullmatch(w.rstrip("'s")))
+    plan.add(f"{rest}?", subject, main_relation(relation), wh_type(wh_words(rest)))
+    return True

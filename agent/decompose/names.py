@@ -1,0 +1,122 @@
+"""What the planner's readers share: names in a question's words, placeholders, the plan."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from agent.relations import KINSHIP, AnswerType, relation_type
+from agent.state import Compute, Hop
+
+# Words that may join the capitalized words of one name ("Palau de la Generalitat").
+CONNECTORS = frozenset(
+    "of the and de la le du des del di da von van der den y e on in for a an to at & with".split()
+)
+# A work's kind written before its title: "the director of film X" asks about X.
+PLACEHOLDER = re.compile(r"#\d+")
+# What is left once a question's last description is a hop: "What is #2" ("the name of #2" too).
+DEGENERATE = re.compile(
+    r"^(?:who|what|where|when|which) (?:is|was|are|were) (?:the (?:name|title) of )?(#\d+)$", re.I
+)
+AUX = r"(?:are|were|is|was|do|did|does)"
+
+
+def is_name_word(token: str) -> bool:
+    """Does this word start or continue a name ("Sabines", "(1945", "#2", "3Rd", a quoted title)?"""
+    core = token.lstrip("(\"'“‘")
+    return bool(core) and (core[0].isupper() or core[0].isdigit() or core[0] == "#")
+
+
+def entity_end(words: list[str], start: int) -> int:
+    """The index after the name that starts at `words[start]`, or `start` when none starts there."""
+    end = start
+    i = start
+    while i < len(words):
+        word = words[i]
+        if is_name_word(word):
+            i += 1
+            end = i
+            possessive = word.endswith(("'s", "'S", "’s"))
+            if PLACEHOLDER.fullmatch(word) or (
+                possessive and not (i < len(words) and is_name_word(words[i]))
+            ):
+                break  # a placeholder closes the name, and so does a possessive ("X's father")
+        elif word.lower() in CONNECTORS and end > start and i + 1 < len(words):
+            # up to two joining words ("Romulus and the Sabines", "Thrill of a Lifetime")
+            nxt = i + 1 + (words[i + 1].lower() in CONNECTORS and i + 2 < len(words))
+            if not is_name_word(words[nxt]):
+                break
+            i = nxt
+        else:
+            break
+    return end
+
+
+def entity_start(words: list[str], end: int) -> int:
+    """The index where the name ending just before `words[end]` starts (leftwards)."""
+    i = end - 1
+    start = end
+    while i >= 0:
+        if is_name_word(words[i]):
+            start = i
+        elif not (words[i].lower() in CONNECTORS and i > 0 and is_name_word(words[i - 1])):
+            break
+        i -= 1
+    return start
+
+
+@dataclass
+class Plan:
+    """Hops as they are read, innermost first."""
+
+    hops: list[Hop] = field(default_factory=list)
+
+    def add(
+        self,
+        question: str,
+        subject: str,
+        relation: str,
+        answer_type: AnswerType,
+        compute: Compute = "",
+        depends_on: list[int] | None = None,
+        options: list[str] | None = None,
+    ) -> str:
+        """Append a hop (its dependencies: the placeholders it names); its placeholder."""
+        refs = [int(r[1:]) for r in PLACEHOLDER.findall(f"{question} {subject}")]
+        hop = Hop(
+            id=len(self.hops) + 1,
+            question=" ".join(question.split()),
+            depends_on=sorted(set(depends_on or refs)),
+            subject=subject,
+            relation=relation,
+            answer_type=answer_type,
+            compute=compute,
+            options=options or [],
+        )
+        self.hops.append(hop)
+        return f"#{hop.id}"
+
+    def relation_hop(self, relation: str, subject: str) -> str:
+        """One hop per relation ("father-in-law" is two): its placeholder."""
+        ref = subject
+        for part in KINSHIP.get(relation.lower(), (relation,)):
+            kind = relation_type(part)
+            wh = "Who" if kind == "person" else "What"
+            ref = self.add(f"{wh} is the {part} of {ref}?", ref, part, kind)
+        return ref
+
+
+def wh_words(text: str) -> str:
+    """The question's opening words, from its question word on ("In which port" → "which port")."""
+    words = text.lower().split()
+    for i, w in enumerate(words[:3]):
+        if w in ("who", "whom", "whose", "what", "which", "where", "when", "how"):
+            return " ".join(words[i : i + 4])
+    return ""
+
+
+def main_relation(text: str) -> str:
+    """The words of a question that say what is asked, without its question word and auxiliaries."""
+    drop = {"who", "whom", "what", "which", "where", "when", "how", "is", "was", "are", "were"}
+    drop |= {"did", "does", "do", "the", "a", "an", "in", "of"}
+    return " ".join(w for w in text.lower().split() if w not in drop)
