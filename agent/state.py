@@ -18,7 +18,8 @@ from agent.relations import AnswerType
 from indexes.units import UnitKind
 from tools.retrieval import Chain, ChainLink, Direction
 
-Route = Literal["units", "chain", "dense", "lexical", "fused", "entity"]
+# "read": a passage an answered hop read that does not write its answer (ranked after every answer)
+Route = Literal["units", "chain", "dense", "lexical", "fused", "entity", "read"]
 PlanSource = Literal["model", "parsed", "structural"]
 # What a computed hop does with the answers of the hops it depends on (no retrieval): pick the
 # option whose date is earliest or latest, or who lived longest; say whether all share a value;

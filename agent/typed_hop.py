@@ -11,7 +11,7 @@ subject came from an earlier hop and finds nothing, the earlier hop's alternativ
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agent.context import Context
 from agent.decompose import describe_hop
@@ -29,6 +29,9 @@ from tools.retrieval import UnitHit, fetch_passages, search_passages, search_uni
 UNIT_HIT = 0.5
 # Passages of the subject's own page read first, then the hop's search.
 OWN_PASSAGES = 2
+# A hop that asks for a year is answered with the year of the date it finds.
+_ASKS_YEAR = re.compile(r"\b(?:what|which) year\b", re.I)
+_YEAR = re.compile(r"\b\d{3,4}\b")
 
 
 @dataclass
@@ -91,7 +94,15 @@ def read(
 def resolve_typed(
     index: Index, hop: Hop, results: dict[int, HopResult], ctx: Context
 ) -> tuple[HopResult, list[Evidence], HopReading]:
-    """The hop's result (answer and up to two alternatives) and its evidence, answer first."""
+    """The hop's result (answer and up to two alternatives) and its evidence, answer first.
+
+    A hop whose dependency found no answer is not run: it has no subject to ask about.
+    """
+    if any(
+        not (results.get(d) and (results[d].answer or results[d].bridge)) for d in hop.depends_on
+    ):
+        reading = HopReading(_fill(hop.question, results, {}), "")
+        return HopResult(hop=hop.id, query=reading.query, status="unresolved"), [], reading
     reading = read(index, hop, results, ctx, {})
     best = accepted(reading.answers)
     if not best:  # a dependency's alternative may be the subject this hop's documents know
@@ -103,6 +114,9 @@ def resolve_typed(
                     break
             if best:
                 break
+    if _ASKS_YEAR.search(reading.query):
+        years = [replace(a, text=y[-1]) if (y := _YEAR.findall(a.text)) else a for a in best]
+        best = list({a.text: a for a in reversed(years)}.values())[::-1]  # each year once
     evidence = _evidence(hop, reading, best)
     answer = best[0] if best else None
     result = HopResult(
@@ -122,12 +136,12 @@ def resolve_typed(
 
 
 def _evidence(hop: Hop, reading: HopReading, best: list[HopAnswer]) -> list[Evidence]:
-    """The answers' sentences (or, unanswered, every passage the hop read), then its units."""
+    """The answers' sentences, then every other passage the hop read, then its units."""
     by_id = {p.id: p for p in reading.passages}
-    lead = [a.passage_id for a in best if a.passage_id in by_id]
-    # An answered hop holds only the passages that write its answers: later hops' passages then
-    # rank right behind them. One that found nothing leaves all it read for the composer.
-    order = list(dict.fromkeys(lead or [p.id for p in reading.passages]))
+    lead = list(dict.fromkeys(a.passage_id for a in best if a.passage_id in by_id))
+    # The passages that write an answered hop's answers come first; what else it read ranks
+    # after every hop's answers ("read"), so a later hop's answer is not pushed down by it.
+    order = list(dict.fromkeys(lead + [p.id for p in reading.passages]))
     sentence_of = {a.passage_id: a.sentence_id for a in reversed(best)}
     out = []
     for rank, pid in enumerate(order):
@@ -142,7 +156,7 @@ def _evidence(hop: Hop, reading: HopReading, best: list[HopAnswer]) -> list[Evid
                 quote=quote,
                 score=round(1.0 - rank / (len(order) + 1), 4),
                 hop=hop.id,
-                route="entity" if rank < len(lead) else "dense",
+                route="entity" if rank < len(lead) else "read" if lead else "dense",
             )
         )
     for hit in reading.units:

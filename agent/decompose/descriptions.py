@@ -120,10 +120,11 @@ def noun_after_name(words: list[str], plan: Plan) -> list[str] | None:
         if word != "the" or not is_name_word(words[i + 1]):
             continue
         end = entity_end(words, i + 1)
-        if end < len(words) and _after_name(words[end]):
+        noun = words[end].rstrip(",;:") if end < len(words) else ""
+        if noun and _after_name(noun):
             name = " ".join(words[i + 1 : end])
-            ref = plan.relation_hop(words[end], name)
-            return words[:i] + [ref] + words[end + 1 :]
+            ref = plan.relation_hop(noun, name)
+            return words[:i] + [ref + words[end][len(noun) :]] + words[end + 1 :]
     return None
 
 
@@ -134,7 +135,7 @@ def _relative(words: list[str], plan: Plan) -> list[str] | None:
     small parser often attaches it further up); it ends where the parse's clause ends.
     """
     doc = load_pipeline()(" ".join(words))
-    for rel in doc:
+    for rel in reversed(doc):  # the innermost clause first: it holds no other
         opener = rel.lower_
         if opener not in _RELATIVES or rel.i < 2:
             continue
@@ -188,16 +189,17 @@ def _in_placeholder(words: list[str], plan: Plan) -> list[str] | None:
         if not PLACEHOLDER.fullmatch(word) or i < 3 or words[i - 1] not in ("in", "of", "from"):
             continue
         start = next((j for j in range(i - 2, max(-1, i - 6), -1) if words[j] == "the"), None)
-        if start is None or start == 0 and i == len(words) - 1:
-            continue
+        inside = start is not None and start > 1 and words[start - 1] == "of"
+        if start is None or i == len(words) - 1 and not (
+            inside and words[start - 2] not in ("name", "title")
+        ):
+            continue  # at the question's end, unless inside "the X of …", it is what is asked
         phrase = words[start + 1 : i - 1]
         if not phrase or not all(re.fullmatch(r"[a-z][a-z-]*", w) for w in phrase):
             continue
         tags = [t.pos_ for t in load_pipeline()(" ".join(words))[start + 1 : i - 1]]
         if len(tags) == len(phrase) and any(t in ("VERB", "AUX") for t in tags):
             continue  # "the plague occur in #2" is a clause, not a noun phrase
-        if DEGENERATE.match(" ".join([*words[:start], word])) and i == len(words) - 1:
-            continue  # "What is the busiest airport in #1": the question itself
         noun = " ".join(phrase)
         kind = relation_type(noun)
         wh = "Who" if kind == "person" else "What"

@@ -19,6 +19,7 @@ DEGENERATE = re.compile(
     r"^(?:who|what|where|when|which) (?:is|was|are|were) (?:the (?:name|title) of )?(#\d+)$", re.I
 )
 AUX = r"(?:are|were|is|was|do|did|does)"
+_WH = frozenset("what which who whom whose where when how".split())
 
 
 def is_name_word(token: str) -> bool:
@@ -57,6 +58,8 @@ def entity_start(words: list[str], end: int) -> int:
     i = end - 1
     start = end
     while i >= 0:
+        if words[i].lower() in _WH:
+            break  # "What Andy Williams' album": the question word starts no name
         if is_name_word(words[i]):
             start = i
         elif not (words[i].lower() in CONNECTORS and i > 0 and is_name_word(words[i - 1])):

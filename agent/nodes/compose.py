@@ -24,6 +24,20 @@ from tools.retrieval import Chain, units_by_id
 CHARS_PER_TOKEN = 4
 
 
+def buffer_order(evidence: list[Evidence]) -> dict[str, tuple[bool, int, int]]:
+    """Each buffered passage's rank key: answers' passages first, then hop order, buffer order.
+
+    A passage an answered hop only read (route "read") ranks after every hop's own passages.
+    """
+    order: dict[str, tuple[bool, int, int]] = {}
+    for rank, item in enumerate(evidence):
+        key = (item.route == "read", item.hop, rank)
+        held = order.get(item.passage_id)
+        if held is None or held[0] and not key[0]:  # else its first place in the buffer
+            order[item.passage_id] = key
+    return order
+
+
 def select_passages(
     evidence: list[Evidence], passages: list[Passage], budget_tokens: int
 ) -> list[Passage]:
@@ -32,10 +46,8 @@ def select_passages(
     Hop order keeps the question's own passages ahead of the bridge passages they led to; at
     least one passage is always kept, however long.
     """
-    order: dict[str, tuple[int, int]] = {}
-    for rank, item in enumerate(evidence):
-        order.setdefault(item.passage_id, (item.hop, rank))
-    ranked = sorted(passages, key=lambda p: order.get(p.id, (10**6, 0)))
+    order = buffer_order(evidence)
+    ranked = sorted(passages, key=lambda p: order.get(p.id, (True, 10**6, 0)))
     chosen: list[Passage] = []
     used = 0
     for passage in ranked:
@@ -98,8 +110,10 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     if source == "parsed" or source == "model" and mode == "ranked":
         # every hop asked its own question: the last hop's answer, its sentences cited in order
         answer = answer_from_hops(state.get("plan") or [], results, held)
-        if not answer.found and mode == "free":
-            answer = None  # a model that writes its own answer still reads the passages
+        if not answer.found and (mode == "free" or any(r.answer for r in results.values())):
+            # A model that writes its own answer still reads the passages; so does the ranking
+            # where some hop was answered: the passages that hop led to may write the rest.
+            answer = None
     if answer is None:
         answer = answer_from_passages(
             make_chat_model(ctx.compose_model),

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.context import Context
-from agent.llm import register_chat_model
+from agent.llm import registered_chat_model
 from agent.llm.scripted import ScriptedChatModel
-from agent.nodes.compose import select_passages
+from agent.nodes.compose import buffer_order, select_passages
 from agent.state import Evidence
 from agent.trace import StageClock
 from evals.data import Question
@@ -24,14 +24,6 @@ from tools.retrieval import fetch_passages
 
 # A plan model that proposes the question's gold decomposition.
 GOLD_PLAN_MODEL = "evals-gold-plan"
-
-
-def _hop_order(evidence: list[Evidence]) -> list[str]:
-    """Buffer passages in hop order, each hop's evidence in buffer order (as compose ranks them)."""
-    order: dict[str, tuple[int, int]] = {}
-    for rank, item in enumerate(evidence):
-        order.setdefault(item.passage_id, (item.hop, rank))
-    return sorted(order, key=lambda pid: order[pid])
 
 
 def _dump(value: Any) -> Any:
@@ -63,7 +55,8 @@ def run_agent_with(context: Context, skip_steps: tuple[str, ...] = ()) -> Callab
         out.answer = (
             " ".join(str(final.get("answer") or "").split()) if final.get("sources") else ""
         )
-        out.ranked = _hop_order(evidence)
+        order = buffer_order(evidence)  # as compose ranks them
+        out.ranked = sorted(order, key=lambda pid: order[pid])
         held = fetch_passages(env.index, out.ranked)
         out.context_passages = [
             p.id for p in select_passages(evidence, held, context.evidence_budget)
@@ -111,9 +104,11 @@ def run_agent_gold_plan(env: Env, q: Question) -> Outcome:
     if not hops:
         return run_agent(env, q)
     plan = json.dumps({"hops": [h.model_dump() for h in hops]})
-    register_chat_model(GOLD_PLAN_MODEL, ScriptedChatModel(responder=lambda m, k: plan))
-    context = dataclasses.replace(env.context, plan_model=GOLD_PLAN_MODEL)
-    return run_agent_with(context, skip_steps=("plan",))(env, q)
+    # A name per question: rows run concurrently, and each must plan with its own gold plan.
+    name = f"{GOLD_PLAN_MODEL}:{q.id}"
+    with registered_chat_model(name, ScriptedChatModel(responder=lambda m, k: plan)):
+        context = dataclasses.replace(env.context, plan_model=name)
+        return run_agent_with(context, skip_steps=("plan",))(env, q)
 
 
 def run_agent_single_hop(env: Env, q: Question) -> Outcome:

@@ -116,3 +116,24 @@ def test_a_model_written_hop_is_read_for_its_subject_relation_and_type():
     )
     assert describe_hop("In which port was #1 born?")[0] == "#1"
     assert describe_hop("When was Mario Bonnard born?") == ("Mario Bonnard", "born", "date")
+
+
+def test_the_name_of_a_described_thing_is_that_thing_not_a_hop_of_its_own():
+    hops = decompose(
+        "What is the name of the castle in the town where the composer of Vell Ardo died?"
+    )
+    assert [h.question for h in hops][-1] == "What is the name of the castle in #2?"
+    assert len(hops) == 3 and hops[-1].depends_on == [2]
+
+
+def test_a_longer_noun_phrase_in_a_placeholder_is_a_hop_and_a_clause_is_not():
+    hops = decompose(
+        "What was the population of the second largest city in the state where Orla Venn was born?"
+    )
+    assert "What is the second largest city in #1?" in [h.question for h in hops]
+    clause = decompose("How many times did the flood occur in the birth city of Orla Venn?")
+    assert [h.question for h in clause] == [
+        "What is the birth city of Orla Venn?",
+        "How many times did the flood occur in #1?",
+    ]
+    assert clause[-1].answer_type == "number"
