@@ -90,10 +90,19 @@ def _progress_line(event: dict[str, Any], hops: int) -> str:
         asked = f" (follow-up read as: {event['question']})" if event.get("asked") else ""
         return f"· plan, {hops} hop(s), {event['seconds']:.2f} s: {event['reason']}{asked}"
     if kind == "hop":
-        added = f"; {event['added']} bridge hop(s) added, {hops} in all" if event["added"] else ""
+        # a structural hop says what it gathered, a hop of its own question also its answer,
+        # a computed hop only its answer
+        added = event.get("added")
+        grown = f"; {added} bridge hop(s) added, {hops} in all" if added else ""
+        found = f" → {event['answer']}" if event.get("answer") else ""
+        gathered = (
+            f": {event['units']} units, {event['passages']} passages, {event['chains']} chains,"
+            if "units" in event
+            else ","
+        )
         return (
-            f"· hop {event['hop']} {event['status']}: {event['units']} units, "
-            f"{event['passages']} passages, {event['chains']} chains, {event['seconds']:.2f} s{added}"
+            f"· hop {event['hop']} {event['status']}{found}{gathered} "
+            f"{event['seconds']:.2f} s{grown}"
         )
     if kind == "composing":
         return f"· answering from {event['evidence']} pieces of evidence"

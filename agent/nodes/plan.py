@@ -80,10 +80,11 @@ EMBEDDED_VALID_PLANS = {"HotpotQA": 14, "QASC": 10}
 def planner(ctx: Context) -> tuple[str | None, str]:
     """The model spec to plan with (None: plan structurally), and why, as the trace says it.
 
-    `auto` plans structurally when the plan model would be a local GGUF: the embedded 135M model
+    `auto` asks no model when the plan model would be a local GGUF: the embedded 135M model
     writes a valid plan for few questions (`EMBEDDED_VALID_PLANS`), after seconds of work, and no
-    other GGUF has been measured as a planner. `none` never plans (a small model on a server); a
-    named `plan_model` always does.
+    other GGUF has been measured as a planner. Without a model plan, `auto` and `parsed` read the
+    question's parse (`agent.decompose`), and plan structurally where it gives no hops. `none`
+    never plans (a small model on a server); a named `plan_model` always does.
     """
     if ctx.plan_model in ("none", "parsed"):
         return None, f"structural: plan_model is {ctx.plan_model}"
@@ -202,7 +203,7 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             except ValueError as exc:
                 reason = f"structural: the plan from {spec} was not valid ({str(exc)[:200]})"
     source: PlanSource = "model" if hops else "structural"
-    if not hops and ctx.plan_model == "parsed":
+    if not hops and ctx.plan_model in ("parsed", "auto"):  # no model plan: read the parse
         parsed = decompose(question)
         if parsed:
             hops, source = parsed, "parsed"

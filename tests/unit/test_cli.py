@@ -22,7 +22,7 @@ def test_stats_lists_the_document_ids_delete_needs(sample_index, capsys):
 def test_the_plan_line_counts_the_hops_that_run(sample_index, capsys):
     from resin_cli.render import stream_answer
 
-    ctx = Context.one_model("fake", plan_model="auto", index_path=str(sample_index))
+    ctx = Context.one_model("fake", plan_model="none", index_path=str(sample_index))
     state = stream_answer(
         graph, {"question": "In which port was the designer of the Orrin Dam born?"}, ctx
     )

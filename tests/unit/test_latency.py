@@ -52,9 +52,12 @@ def test_a_local_model_makes_no_plan_call_and_the_trace_says_which_planner_ran(
     register_chat_model(LOCAL_GGUF, model)
     out, err = run_cli(sample_index, capsys, LOCAL_GGUF)
     schemas = [k["response_format"]["json_schema"]["name"] for _, k in model.calls]
-    assert "Plan" not in schemas and "ShortAnswer" in schemas  # the model only answered
-    reason = f"structural: {LOCAL_GGUF} is a local GGUF not measured as a planner"
-    assert "· plan, 1 hop(s)" in err and reason in err  # bridge hops join later, with hop 1
+    assert "Plan" not in schemas  # no planning call: the question's parse planned
+    reason = (
+        "parsed: the question's parse gives 2 hop(s) "
+        f"({LOCAL_GGUF} is a local GGUF not measured as a planner)"
+    )
+    assert "· plan, 2 hop(s)" in err and reason in err
     trace = out.split("── plan", 1)[1]
     assert trace.splitlines()[1].strip() == reason
 
@@ -69,20 +72,21 @@ def test_stage_seconds_in_the_stream_events_and_in_ask_output(sample_index, caps
     stages = timings["rewrite"] + timings["plan"] + timings["hops"] + timings["compose"]
     # each figure is rounded to the millisecond on its own: four halves of one may add up
     assert stages <= timings["total"] + 4 * 0.0005 and timings["first_token"] <= timings["total"]
-    # auto asked the scripted model, whose empty plan fell back to structure: the trace says so
-    assert state["plan_source"] == "structural" and state["plan_reason"] == (
-        "structural: the plan from scripted-timed was not valid (the plan has no hops)"
+    # auto asked the scripted model, whose empty plan fell back to the parse: the trace says so
+    assert state["plan_source"] == "parsed" and state["plan_reason"] == (
+        "parsed: the question's parse gives 2 hop(s) "
+        "(the plan from scripted-timed was not valid (the plan has no hops))"
     )
     out, err = run_cli(sample_index, capsys, "scripted-timed")
     time_line = out.split("── time\n", 1)[1].splitlines()[0]
     for name in ("rewrite", "plan", "hops", "compose", "first token", "total"):
         assert f"{name} " in time_line and time_line.count(" s") == 6
     progress = [line for line in err.splitlines() if line.startswith("· ")]
-    assert (
-        progress[0].startswith("· plan, 1 hop(s), ") and " s: structural: the plan" in progress[0]
-    )
-    assert all(re.search(r"\d s\b", line) for line in progress if line.startswith("· hop "))
-    assert any(line.startswith("· answer (choices, ") for line in progress)
+    assert progress[0].startswith("· plan, 2 hop(s), ") and " s: parsed: the question" in progress[0]
+    hop_lines = [line for line in progress if line.startswith("· hop ")]
+    assert len(hop_lines) == 2 and all(re.search(r"\d s\b", line) for line in hop_lines)
+    assert all(" resolved → " in line for line in hop_lines)  # each hop's own answer
+    assert any(line.startswith("· answer (hops, ") for line in progress)
 
 
 def test_every_stage_event_carries_its_own_seconds(sample_index):
