@@ -64,7 +64,8 @@ def test_embedded_model_gives_the_expected_short_answer_with_sources(structural_
 def test_the_embedded_model_picks_one_of_the_candidates_when_asked_to(structural_index):
     """`choices` mode runs the real 135M model under the enum grammar: whatever it picks is a
     candidate the passages write, cited, and never looped."""
-    ctx = Context(index_path=str(structural_index), answer_mode="choices")
+    # a structural plan: parsed hops would answer by themselves, with no model to pick
+    ctx = Context(index_path=str(structural_index), answer_mode="choices", plan_model="none")
     event, final = {}, {}
     for mode, payload in graph.stream(
         {"question": SAMPLE_QUESTIONS[0]["question"]}, context=ctx, stream_mode=["custom", "values"]

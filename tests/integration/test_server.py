@@ -277,9 +277,9 @@ def test_a_server_started_elsewhere_answers_from_the_environment_s_index(tmp_pat
         client = client_for(srv)
         values = answer_of(client, client.threads.create()["thread_id"], question)
         # the same question with the scripted models and the index named in a run context
-        named = answer_of(
-            client, client.threads.create()["thread_id"], question, fake_context(sample_index)
-        )
+        # (RESIN_MODEL sets the hop and compose models; the planner stays auto)
+        context = {**fake_context(sample_index), "plan_model": "auto"}
+        named = answer_of(client, client.threads.create()["thread_id"], question, context)
     assert values["answer"].strip() and values["sources"], tail(srv.log)
     assert {e["passage_id"] for e in values["evidence"]} >= set(values["citations"])
     assert (values["answer"], values["citations"]) == (named["answer"], named["citations"])
