@@ -277,13 +277,28 @@ class Builder:
     def _units_of(
         cached: tuple[str, int, int, int], passage: Passage, report: BuildReport
     ) -> list[ReasoningUnit]:
-        """The units of a cached extraction row, its counts added to the report."""
+        """The units of a cached extraction row, its counts added to the report.
+
+        The cache is keyed by content, so the row may come from another document's passage with
+        the same text: its units are rebased onto this passage (their ids derive from it, their
+        sentences are this passage's), so no two documents ever share a unit.
+        """
         units_json, proposed, ungrounded, invalid = cached
         report.proposed += proposed
         report.ungrounded += ungrounded
         report.invalid += invalid
         return [
-            ReasoningUnit.model_validate({**u, "passage_id": passage.id, "doc_id": passage.doc_id})
+            ReasoningUnit.model_validate(
+                {
+                    **u,
+                    "id": "",
+                    "passage_id": passage.id,
+                    "doc_id": passage.doc_id,
+                    "sentence_ids": [
+                        f"{passage.id}:{s.rsplit(':', 1)[1]}" for s in u.get("sentence_ids", [])
+                    ],
+                }
+            )
             for u in json.loads(units_json)
         ]
 
@@ -298,7 +313,7 @@ class Builder:
         self.index.catalog.cache_extraction(
             key,
             passage.id,
-            json.dumps([u.model_dump(exclude={"passage_id", "doc_id"}) for u in units]),
+            json.dumps([u.model_dump(exclude={"id", "passage_id", "doc_id"}) for u in units]),
             counts,
             tokens,
         )

@@ -47,10 +47,16 @@ class IndexNotFoundError(FileNotFoundError):
     """No index where one was asked for: only `resin index` makes one."""
 
 
+class IndexPathError(ValueError):
+    """An index path that cannot hold an index: a file, or a folder that cannot be made."""
+
+
 def missing_index_message(given: Path, base: Path) -> str:
     """Names the folder that holds no index, and for a relative path what it was taken from."""
     where = (base / given.expanduser()).resolve()
     relative = "" if given.expanduser().is_absolute() else f" ({str(given)!r} taken from {base})"
+    if where.exists() and not where.is_dir():
+        return f"index path {where}{relative} is a file: give --index a folder"
     return f"no resin index at {where}{relative}; build one with `resin index DOCS --index {where}`"
 
 
@@ -118,9 +124,16 @@ class Index:
         self.config = config
         self.embedder = embedder
         self.manifest_path = config.path / "manifest.json"
+        if config.path.exists() and not config.path.is_dir():
+            raise IndexPathError(f"index path {config.path} is a file: give --index a folder")
         if not create and not self.manifest_path.exists():
             raise IndexNotFoundError(missing_index_message(config.path, Path.cwd()))
-        config.path.mkdir(parents=True, exist_ok=True)
+        try:
+            config.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise IndexPathError(
+                f"index folder {config.path} cannot be created: {exc.strerror or exc}"
+            ) from None
         self.manifest = self._check_manifest()
         self.catalog = Catalog(config.path / "catalog.sqlite")
         client = chroma_client(config.path, config.chroma_host, config.chroma_port)

@@ -43,6 +43,19 @@ def cmd_index(args: argparse.Namespace) -> int:
     from indexes.build import Builder, extractors
     from indexes.documents import load_documents
 
+    # Read the files first: paths that give nothing to index must not leave an empty index.
+    documents, errors = load_documents(args.paths) if args.paths else ([], [])
+    for error in errors:
+        kind = "skipped" if error.reason == "unsupported type" else "error"
+        print(f"{kind}: {error}", file=sys.stderr)
+    if (
+        args.paths
+        and not documents
+        and not args.delete
+        and not (args.index / "manifest.json").exists()
+    ):
+        print(f"error: nothing to index in {', '.join(map(str, args.paths))}", file=sys.stderr)
+        return 2
     index = index_of(
         args,
         create=True,
@@ -69,10 +82,6 @@ def cmd_index(args: argparse.Namespace) -> int:
         if not args.paths:
             print("error: give files or folders to index (or --delete DOC_ID)", file=sys.stderr)
             return 2
-        documents, errors = load_documents(args.paths)
-        for error in errors:
-            kind = "skipped" if error.reason == "unsupported type" else "error"
-            print(f"{kind}: {error}", file=sys.stderr)
         not_indexed = Counter(e.reason for e in errors)
         model, nlp = extractors(args.extract, lambda: make_chat_model(args.model))
         concurrency = getattr(args, "concurrency", None) or default_concurrency(args.model)
@@ -163,6 +172,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from agent.resources import get_index
     from agent.trace import dumps, render_trace, write_chains
 
+    if args.chains and not args.chains.parent.is_dir():
+        print(
+            f"error: --chains {args.chains}: folder {args.chains.parent} does not exist",
+            file=sys.stderr,
+        )
+        return 2
     ctx = _context(args)
     index = get_index(ctx)
     if index.catalog.counts()["passages"] == 0:

@@ -1,0 +1,38 @@
+"""A document's units are its own: a copy of the same text under another id shares none of them."""
+
+import shutil
+
+from indexes.build import Builder
+from indexes.documents import load_documents
+from tests.conftest import SAMPLE_DOCS
+from tools.retrieval import units_by_id
+
+
+def unit_rows(index, doc_id):
+    """The document's units as stored in Chroma: id, passage, sentences."""
+    units = units_by_id(index, index.catalog.unit_ids(doc_id))
+    return sorted((u.id, u.passage_id, tuple(u.sentence_ids)) for u in units)
+
+
+def test_indexing_a_folder_one_level_up_then_deleting_the_copy_leaves_the_original_intact(
+    open_index, nlp_extractor, tmp_path
+):
+    root = tmp_path / "corpus"
+    shutil.copytree(SAMPLE_DOCS, root / "docs")
+    index = open_index()
+    builder = Builder(index, None, nlp=nlp_extractor)
+    builder.run(load_documents([root / "docs"])[0])
+    before = unit_rows(index, "caldmere")
+    vectors = index.vectors.count("units")
+    assert before
+    # the same files again, one folder level up: other ids, the extraction cache's units reused
+    report = builder.run(load_documents([root])[0])
+    assert report.parse_cache_hits > 0
+    copy = unit_rows(index, "docs/caldmere")
+    assert copy and not {u for u, _, _ in copy} & {u for u, _, _ in before}
+    assert all(s.startswith(f"{p}:") for _, p, sentences in copy for s in sentences)
+    assert index.vectors.count("units") == 2 * vectors
+    assert builder.delete("docs/caldmere")
+    assert unit_rows(index, "caldmere") == before
+    kept = {u for u, _, _ in before}
+    assert kept <= set(index.vectors.vectors("units")[0])
