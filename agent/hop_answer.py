@@ -47,7 +47,7 @@ FEATURES = (
     "first_of_type",  # the first span of its type in its sentence
     "frequency",  # log of the number of sentences that write it
     "rank",  # 1 / (1 + rank of its passage)
-    "date_slot",  # a date in the slot the relation names: birth first, death second, "(1868-1937)"
+    "slot",  # a date or place in the slot the relation names: "(1868, Graz – 1937, Paris)"
     "after_by",  # written right after "by" ("directed by X")
     "is_title",  # it is its passage's own title (the page is about it, not its answer)
     "in_question",  # it shares words with the hop question
@@ -175,8 +175,12 @@ def spans_of(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def _date_slot(sentence: str, span: str, relation: str) -> bool:
-    """Is the date in the parenthetical slot its relation names ("(born …)", "(1868 – 1937)")?"""
+def _slot(sentence: str, span: str, relation: str) -> bool:
+    """Is the date or place in the parenthetical slot its relation names?
+
+    Biographies write birth first and death second ("(1868 – 1937)", "(6 June 1906, Graz –
+    2 November 1994, Paris)"), or "(born … in Place)".
+    """
     words = relation_words(relation)
     match = _DATE_RANGE.search(sentence)
     key = normalize(span)
@@ -266,8 +270,8 @@ def read_hop(
                     "first_sentence": float(position == 0),
                     "first_of_type": float(fit not in seen_types),
                     "rank": 1.0 / (1 + rank),
-                    "date_slot": float(
-                        answer_type == "date" and _date_slot(sentence.text, text, relation)
+                    "slot": float(
+                        answer_type in ("date", "place") and _slot(sentence.text, text, relation)
                     ),
                     "after_by": float(_after_by(sentence.text, text)),
                     "is_title": float(key == title_key),
