@@ -29,6 +29,7 @@ from indexes.documents import (
 from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
 from indexes.index import Index
 from indexes.inflight import ordered_map
+from indexes.locks import builder_lock
 from indexes.mentions import MentionScanner
 from indexes.nlp_extraction import NlpExtractor
 from indexes.store_writes import remove_content, store_units
@@ -113,6 +114,8 @@ class Builder:
         batch_passages: int = 64,
         nlp: NlpExtractor | None = None,
         concurrency: int = 1,
+        wait: bool = True,
+        on_wait: Callable[[str], None] | None = None,
     ) -> None:
         """Build with the parser's units (`nlp`), the model's, both merged, or neither.
 
@@ -120,6 +123,8 @@ class Builder:
         extractors re-extracts documents; each extractor's per-passage cache means only the
         extractor that was not run before does any work. `concurrency` model requests are kept
         in flight (for a server model); their results are still recorded in passage order.
+        One builder writes an index at a time (`indexes.locks`): a second one waits for the first
+        (told through `on_wait`), or with `wait=False` raises `IndexBusyError` naming it.
         """
         self.index = index
         self.model = model
@@ -130,6 +135,8 @@ class Builder:
         self.key = " + ".join(parts) or NO_EXTRACTION
         self.batch_passages = batch_passages
         self.concurrency = concurrency
+        self.wait = wait
+        self.on_wait = on_wait
         self.mentions = MentionScanner(index.catalog)
         self._gauge = threading.Lock()
 
@@ -154,6 +161,20 @@ class Builder:
 
     def run(self, documents: Sequence[Document], progress: Progress | None = None) -> BuildReport:
         """Index documents incrementally; unchanged ones cost nothing."""
+        with builder_lock(self.index.config.path, self.wait, self.on_wait):
+            return self._run(documents, progress)
+
+    def delete(self, doc_id: str) -> bool:
+        """Remove a document: passages, units, emptied edges, orphan nodes. False if unknown."""
+        with builder_lock(self.index.config.path, self.wait, self.on_wait):
+            if self.index.catalog.document(doc_id) is None:
+                return False
+            remove_content(self.index, [doc_id], passages=True, scanned=self.mentions.scanned)
+            self.index.catalog.delete_document(doc_id)
+            return True
+
+    # internals ------------------------------------------------------------------------------
+    def _run(self, documents: Sequence[Document], progress: Progress | None) -> BuildReport:
         started = time.perf_counter()
         report = BuildReport(documents_seen=len(documents))
         todo, report.documents_skipped = self.plan(documents)
@@ -183,15 +204,6 @@ class Builder:
         report.seconds = time.perf_counter() - started
         return report
 
-    def delete(self, doc_id: str) -> bool:
-        """Remove a document: passages, units, emptied edges, orphan nodes. False if unknown."""
-        if self.index.catalog.document(doc_id) is None:
-            return False
-        remove_content(self.index, [doc_id], passages=True, scanned=self.mentions.scanned)
-        self.index.catalog.delete_document(doc_id)
-        return True
-
-    # internals ------------------------------------------------------------------------------
     def _run_batch(
         self,
         batch: list[tuple[Document, DocumentRecord | None, list[Passage]]],

@@ -42,6 +42,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from agent.llm import default_concurrency, make_chat_model
     from indexes.build import Builder, extractors
     from indexes.documents import load_documents
+    from indexes.locks import IndexBusyError
 
     # Read the files first: paths that give nothing to index must not leave an empty index.
     documents, errors = load_documents(args.paths) if args.paths else ([], [])
@@ -64,13 +65,19 @@ def cmd_index(args: argparse.Namespace) -> int:
         merge_threshold=args.merge_threshold,
     )
     status = 0
+    # one builder at a time: wait for another one (and say so), or with --no-wait exit 1
+    wait = not getattr(args, "no_wait", False)
+
+    def on_wait(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
     try:
         if getattr(args, "migrate", False):
             print(f"index {args.index} uses collections {index.manifest['collection_prefix']}*")
             if not args.paths and not args.delete:
                 return 0
         if args.delete:
-            builder = Builder(index, None)
+            builder = Builder(index, None, wait=wait, on_wait=on_wait)
             for doc_id in args.delete:
                 if builder.delete(doc_id):
                     print(f"deleted {doc_id}")
@@ -85,9 +92,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         not_indexed = Counter(e.reason for e in errors)
         model, nlp = extractors(args.extract, lambda: make_chat_model(args.model))
         concurrency = getattr(args, "concurrency", None) or default_concurrency(args.model)
-        report = Builder(index, model, nlp=nlp, concurrency=concurrency).run(
-            documents, progress=progress_bar("indexing")
-        )
+        report = Builder(
+            index, model, nlp=nlp, concurrency=concurrency, wait=wait, on_wait=on_wait
+        ).run(documents, progress=progress_bar("indexing"))
         for problem in report.errors[:20]:
             print(f"warning: {problem}", file=sys.stderr)
         share = report.grounded_share
@@ -112,6 +119,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         # A file of a type resin does not read is named and counted, but is no failure.
         failed = len(errors) - not_indexed["unsupported type"]
         return 1 if failed or report.failed_passages else status
+    except IndexBusyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     finally:
         index.close()
 
