@@ -155,7 +155,9 @@ def main() -> None:
         if args.eval:
             eval_levels(spec, args.questions, levels)
         else:
-            docs = load_documents([SAMPLE_DIR / "docs"])[0] if args.sample else corpus(args.passages)
+            docs = (
+                load_documents([SAMPLE_DIR / "docs"])[0] if args.sample else corpus(args.passages)
+            )
             build_levels(spec, docs, levels, server)
 
 

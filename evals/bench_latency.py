@@ -123,7 +123,7 @@ def build(index_path: Path, questions: int, seed: int, extract: str, model: str)
     extractor, nlp = extractors(extract, lambda: make_chat_model(model))
     index = open_index(index_path, create=True, passage_chars=data.passage_chars)
     try:
-        builder = Builder(index, extractor, nlp=nlp)
+        builder = Builder(index, extractor, nlp=nlp, as_new=True)  # exactly the subset corpus
         wanted = {d.id for d in data.documents}
         for record in index.catalog.documents():
             if record.doc_id not in wanted:

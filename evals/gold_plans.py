@@ -88,10 +88,10 @@ def gold_plan(question: str, chain: dict[str, Any]) -> list[Hop]:
     if step is not None and hops:
         needed = {d for h in hops for d in h.depends_on}
         sinks = [h.id for h in hops if h.id not in needed]
-        hops.append(
-            step.model_copy(update={"id": len(hops) + 1, "depends_on": sinks}, deep=True)
-        )
-    return hops[:MAX_HOPS] if all(d <= MAX_HOPS for h in hops[:MAX_HOPS] for d in h.depends_on) else []
+        hops.append(step.model_copy(update={"id": len(hops) + 1, "depends_on": sinks}, deep=True))
+    return (
+        hops[:MAX_HOPS] if all(d <= MAX_HOPS for h in hops[:MAX_HOPS] for d in h.depends_on) else []
+    )
 
 
 def plan_accuracy(plan: list[dict[str, Any]], chain: dict[str, Any]) -> dict[str, float | None]:

@@ -155,6 +155,7 @@ def build_index(
             extractor,
             nlp=nlp,
             concurrency=config.concurrency or default_concurrency(extract_spec),
+            as_new=True,  # exactly this corpus: a paragraph two records share stays under both ids
         )
         wanted = {d.id for d in data.documents}
         stale = [r.doc_id for r in index.catalog.documents() if r.doc_id not in wanted]

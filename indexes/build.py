@@ -46,6 +46,8 @@ class BuildReport:
     documents_seen: int = 0
     documents_indexed: int = 0
     documents_skipped: int = 0
+    # documents not indexed because the same content is indexed under another id: (id, that id)
+    already_indexed: list[tuple[str, str]] = field(default_factory=list)
     documents_deleted: int = 0
     passages: int = 0
     units: int = 0
@@ -116,6 +118,7 @@ class Builder:
         concurrency: int = 1,
         wait: bool = True,
         on_wait: Callable[[str], None] | None = None,
+        as_new: bool = False,
     ) -> None:
         """Build with the parser's units (`nlp`), the model's, both merged, or neither.
 
@@ -125,6 +128,8 @@ class Builder:
         in flight (for a server model); their results are still recorded in passage order.
         One builder writes an index at a time (`indexes.locks`): a second one waits for the first
         (told through `on_wait`), or with `wait=False` raises `IndexBusyError` naming it.
+        A document whose content is already indexed under another id (the same file read from
+        another folder level) is not indexed again, unless `as_new`.
         """
         self.index = index
         self.model = model
@@ -137,17 +142,30 @@ class Builder:
         self.concurrency = concurrency
         self.wait = wait
         self.on_wait = on_wait
+        self.as_new = as_new
         self.mentions = MentionScanner(index.catalog)
         self._gauge = threading.Lock()
 
     # public ---------------------------------------------------------------------------------
     def plan(
-        self, documents: Iterable[Document]
+        self, documents: Iterable[Document], copies: list[tuple[str, str]] | None = None
     ) -> tuple[list[tuple[Document, DocumentRecord | None]], int]:
-        """Documents that need work (with their old records), and how many are already current."""
+        """Documents that need work (with their old records), and how many are already current.
+
+        Unless `as_new`, a new id whose content is indexed (or planned) under another id is left
+        out, and the pair is added to `copies`.
+        """
         todo, current = [], 0
+        planned: dict[str, str] = {}
         for doc in documents:
             rec = self.index.catalog.document(doc.id)
+            if rec is None and not self.as_new:
+                other = planned.get(doc.content) or self.index.catalog.with_content(doc.content)
+                if other is not None and other != doc.id:
+                    if copies is not None:
+                        copies.append((doc.id, other))
+                    continue
+            planned.setdefault(doc.content, doc.id)
             if (
                 rec is not None
                 and rec.hash == doc.hash
@@ -177,7 +195,7 @@ class Builder:
     def _run(self, documents: Sequence[Document], progress: Progress | None) -> BuildReport:
         started = time.perf_counter()
         report = BuildReport(documents_seen=len(documents))
-        todo, report.documents_skipped = self.plan(documents)
+        todo, report.documents_skipped = self.plan(documents, report.already_indexed)
         if self.key != NO_EXTRACTION and todo:
             self.index.record_model(self.key)
         work = [
@@ -265,7 +283,10 @@ class Builder:
         store_units(idx, all_units, self.mentions.scanned)
         for doc, _rec, passages in batch:
             idx.catalog.put_document(
-                DocumentRecord(doc.id, doc.hash, doc.title, doc.source, self.key, False), passages
+                DocumentRecord(
+                    doc.id, doc.hash, doc.title, doc.source, self.key, False, doc.content
+                ),
+                passages,
             )
         # New passages × known names now; new names × all passages once, at the end of the run.
         self.mentions.scan(fresh, self.mentions.scanned)

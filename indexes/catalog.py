@@ -21,7 +21,7 @@ from indexes.units import entity_key
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     doc_id TEXT PRIMARY KEY, hash TEXT NOT NULL, title TEXT NOT NULL, source TEXT NOT NULL,
-    extract_key TEXT NOT NULL, complete INTEGER NOT NULL);
+    extract_key TEXT NOT NULL, complete INTEGER NOT NULL, content TEXT);
 CREATE TABLE IF NOT EXISTS passages (
     pid TEXT PRIMARY KEY, doc_id TEXT NOT NULL, position INTEGER NOT NULL, title TEXT NOT NULL,
     text TEXT NOT NULL, sentences TEXT NOT NULL, title_key TEXT NOT NULL);
@@ -52,6 +52,7 @@ class DocumentRecord:
     source: str
     extract_key: str
     complete: bool
+    content: str = ""  # what `Document.content` was ("" in catalogs from before it was kept)
 
 
 class Catalog:
@@ -69,6 +70,10 @@ class Catalog:
         if "subject" not in {r[1] for r in self.db.execute("PRAGMA table_info(units)")}:
             self.db.execute("ALTER TABLE units ADD COLUMN subject TEXT")
         self.db.execute("CREATE INDEX IF NOT EXISTS units_subject ON units(subject)")
+        # Catalogs from before documents kept their content hash: added empty, filled as rebuilt.
+        if "content" not in {r[1] for r in self.db.execute("PRAGMA table_info(documents)")}:
+            self.db.execute("ALTER TABLE documents ADD COLUMN content TEXT")
+        self.db.execute("CREATE INDEX IF NOT EXISTS documents_content ON documents(content)")
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -111,29 +116,42 @@ class Catalog:
     def document(self, doc_id: str) -> DocumentRecord | None:
         """The record of one document, or None."""
         row = self.db.execute(
-            "SELECT doc_id, hash, title, source, extract_key, complete FROM documents WHERE doc_id=?",
+            "SELECT doc_id, hash, title, source, extract_key, complete, content FROM documents "
+            "WHERE doc_id=?",
             (doc_id,),
         ).fetchone()
         return self._record(row) if row else None
 
     @staticmethod
     def _record(row: tuple) -> DocumentRecord:
-        doc_id, hash_, title, source, extract_key, complete = row
-        return DocumentRecord(doc_id, hash_, title, source, extract_key, bool(complete))
+        doc_id, hash_, title, source, extract_key, complete, content = row
+        return DocumentRecord(
+            doc_id, hash_, title, source, extract_key, bool(complete), content or ""
+        )
 
     def documents(self) -> list[DocumentRecord]:
         """Every document record."""
         rows = self.db.execute(
-            "SELECT doc_id, hash, title, source, extract_key, complete FROM documents ORDER BY doc_id"
+            "SELECT doc_id, hash, title, source, extract_key, complete, content FROM documents "
+            "ORDER BY doc_id"
         )
         return [self._record(r) for r in rows]
+
+    def with_content(self, content: str) -> str | None:
+        """The id of a document indexed with this content hash, if any."""
+        row = self.db.execute(
+            "SELECT doc_id FROM documents WHERE content=? ORDER BY doc_id LIMIT 1", (content,)
+        ).fetchone()
+        return row[0] if row else None
 
     def put_document(self, record: DocumentRecord, passages: list[Passage]) -> None:
         """Record a document and its passages as indexed (replacing any earlier version)."""
         with self.transaction() as db:
             db.execute("DELETE FROM passages WHERE doc_id=?", (record.doc_id,))
             db.execute(
-                "INSERT OR REPLACE INTO documents VALUES (?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO documents "
+                "(doc_id, hash, title, source, extract_key, complete, content) "
+                "VALUES (?,?,?,?,?,?,?)",
                 (
                     record.doc_id,
                     record.hash,
@@ -141,6 +159,7 @@ class Catalog:
                     record.source,
                     record.extract_key,
                     int(record.complete),
+                    record.content or None,
                 ),
             )
             db.executemany(

@@ -112,6 +112,11 @@ class Document:
     def __post_init__(self) -> None:
         object.__setattr__(self, "hash", content_hash(self.id, self.title, self.text))
 
+    @property
+    def content(self) -> str:
+        """The hash of what the document says, whatever its id (the same file from two folders)."""
+        return content_hash(self.title, self.text)
+
 
 def _wrap(sentence: str, max_chars: int = MAX_SENTENCE_CHARS) -> list[str]:
     """Cut a sentence longer than `max_chars` at spaces (hard cuts when it has none)."""

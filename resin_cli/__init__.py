@@ -116,6 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_passage_chars_arg(p)
     p.add_argument("--delete", action="append", metavar="DOC_ID", help="remove a document")
     p.add_argument(
+        "--as-new",
+        action="store_true",
+        help="index documents whose content is already indexed under another id, as copies",
+    )
+    p.add_argument(
         "--no-wait",
         action="store_true",
         help="exit 1 if another builder holds the index, instead of waiting for it",

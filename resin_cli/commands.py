@@ -93,7 +93,13 @@ def cmd_index(args: argparse.Namespace) -> int:
         model, nlp = extractors(args.extract, lambda: make_chat_model(args.model))
         concurrency = getattr(args, "concurrency", None) or default_concurrency(args.model)
         report = Builder(
-            index, model, nlp=nlp, concurrency=concurrency, wait=wait, on_wait=on_wait
+            index,
+            model,
+            nlp=nlp,
+            concurrency=concurrency,
+            wait=wait,
+            on_wait=on_wait,
+            as_new=getattr(args, "as_new", False),
         ).run(documents, progress=progress_bar("indexing"))
         for problem in report.errors[:20]:
             print(f"warning: {problem}", file=sys.stderr)
@@ -108,6 +114,14 @@ def cmd_index(args: argparse.Namespace) -> int:
             f"{report.model_calls} model calls ({report.cache_hits} cached), "
             f"{report.prompt_tokens + report.completion_tokens} tokens, {report.seconds:.1f}s"
         )
+        if report.already_indexed:
+            pairs = report.already_indexed
+            named = ", ".join(f"{new} as {old}" for new, old in pairs[:10])
+            more = f" and {len(pairs) - 10} more" if len(pairs) > 10 else ""
+            print(
+                f"skipped {len(pairs)} documents already indexed under another id: {named}{more} "
+                "(--as-new indexes them again as copies)"
+            )
         if report.skipped:
             reasons = ", ".join(f"{n} {why}" for why, n in sorted(report.skipped.items()))
             print(f"passages without units (the parser could not read them): {reasons}")

@@ -29,7 +29,9 @@ class Question:
     gold_sentence_ids: list[str] = field(default_factory=list)
     type: str = ""
     own_keys: list[str] = field(default_factory=list)
-    chain: dict[str, Any] = field(default_factory=dict)  # a gold decomposition, where the set has one
+    chain: dict[str, Any] = field(
+        default_factory=dict
+    )  # a gold decomposition, where the set has one
 
     @property
     def asked(self) -> str:
