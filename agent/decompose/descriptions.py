@@ -190,8 +190,10 @@ def _in_placeholder(words: list[str], plan: Plan) -> list[str] | None:
             continue
         start = next((j for j in range(i - 2, max(-1, i - 6), -1) if words[j] == "the"), None)
         inside = start is not None and start > 1 and words[start - 1] == "of"
-        if start is None or i == len(words) - 1 and not (
-            inside and words[start - 2] not in ("name", "title")
+        if (
+            start is None
+            or i == len(words) - 1
+            and not (inside and words[start - 2] not in ("name", "title"))
         ):
             continue  # at the question's end, unless inside "the X of …", it is what is asked
         phrase = words[start + 1 : i - 1]

@@ -37,19 +37,11 @@ def hold(folder, seconds: float) -> subprocess.Popen:
 def test_a_second_builder_with_no_wait_names_the_holder_and_exits_1(open_index, tmp_path, capsys):
     index = open_index(tmp_path / "idx")
     index.close()
+    build = ["index", str(SAMPLE_DOCS), "--index", str(tmp_path / "idx"), "--no-wait"]
+    build += ["--extract", "none"]
     holder = hold(tmp_path / "idx", 30)
     try:
-        code = main(
-            [
-                "index",
-                str(SAMPLE_DOCS),
-                "--index",
-                str(tmp_path / "idx"),
-                "--no-wait",
-                "--extract",
-                "none",
-            ]
-        )
+        code = main(build)
         err = capsys.readouterr().err
         assert code == 1
         assert f"being built by another builder (pid {holder.pid}, started " in err
@@ -58,20 +50,7 @@ def test_a_second_builder_with_no_wait_names_the_holder_and_exits_1(open_index, 
         holder.kill()
         holder.wait()
     # the holder was killed: the OS dropped its lock, and a build goes through
-    assert (
-        main(
-            [
-                "index",
-                str(SAMPLE_DOCS),
-                "--index",
-                str(tmp_path / "idx"),
-                "--no-wait",
-                "--extract",
-                "none",
-            ]
-        )
-        == 0
-    )
+    assert main(build) == 0
 
 
 def test_a_waiting_builder_runs_once_the_first_is_done(open_index, tmp_path):
