@@ -8,8 +8,9 @@ answer is read in two steps, as RESIN reads a one-hop need:
 2. sentences: every span of the expected type in the subject's own passages and in the passages
    the hop's search found.
 
-Both meet in one ranking: each candidate's features (below) are weighed by a logistic model fit
-on the shared dev sets' hops (`evals/fit_ranking.py`, weights in `agent/hop_ranking.json`). A
+Both meet in one ranking: each candidate's features (below) are weighed by weights fit on the
+shared dev sets' hops (`evals/fit_ranking.py`, weights in `agent/hop_ranking.json`), a
+conditional logit that orders each hop's candidates. A
 person hop never answers with a nationality, a date hop never with a name: spans of another type
 are never candidates. Below the fitted threshold, the hop has no answer (nothing is invented).
 """
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from agent.candidates import sentence_spans
 from agent.questions import answer_head
-from agent.relations import TYPE_LABELS, AnswerType, relation_head, relation_words
+from agent.relations import TYPE_LABELS, AnswerType, kin_frame, relation_head, relation_words
 from indexes.documents import Passage
 from indexes.lexical import stems
 from indexes.units import ReasoningUnit, entity_key, normalize
@@ -52,6 +53,7 @@ FEATURES = (
     "is_title",  # it is its passage's own title (the page is about it, not its answer)
     "in_question",  # it shares words with the hop question
     "head",  # it holds the noun the hop asks for ("which pass" → "Kestrel Pass")
+    "kin",  # written in its kin relation's frame ("son of A and his wife X" for a mother)
 )
 _WINDOW = 4
 MONTHS = tuple(
@@ -89,17 +91,18 @@ class HopAnswer:
 
 @dataclass(frozen=True)
 class Ranking:
-    """The fitted logistic model: a weight per feature, a bias and the answer threshold."""
+    """The fitted conditional logit: a weight per feature and the answer threshold.
+
+    The weights order one hop's candidates (`evals/fit_ranking.py` fits them per hop); the
+    threshold, chosen on the folds' best candidates, is where a hop is left without an answer.
+    """
 
     weights: tuple[float, ...]
-    bias: float
     threshold: float
 
     def score(self, features: dict[str, float]) -> float:
-        """The model's probability that a candidate with these features is the answer."""
-        z = self.bias + sum(
-            w * features.get(f, 0.0) for f, w in zip(FEATURES, self.weights, strict=True)
-        )
+        """The logit squashed to (0, 1): a candidate's standing, comparable to the threshold."""
+        z = sum(w * features.get(f, 0.0) for f, w in zip(FEATURES, self.weights, strict=True))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
@@ -109,7 +112,7 @@ def ranking() -> Ranking:
     data = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
     if list(data["features"]) != list(FEATURES):
         raise ValueError(f"{WEIGHTS_FILE} was fit on other features: refit it")
-    return Ranking(tuple(data["weights"]), float(data["bias"]), float(data["threshold"]))
+    return Ranking(tuple(data["weights"]), float(data["threshold"]))
 
 
 def labels_for(answer_type: AnswerType, relation: str) -> frozenset[str]:
@@ -160,12 +163,44 @@ def _before(sentence: str, span: str, words: frozenset[str]) -> bool:
     return False
 
 
+# A rank a name carries as part of itself: "Charles, Duke of Vendôme", "Thomas FitzGerald, 7th
+# Earl of Desmond". Alone, the rank word is no name.
+_RANKS = (
+    "Duke|Duchess|Count|Countess|Earl|Baron|Baroness|Viscount|Viscountess|Marquess|Marquis|"
+    "Marchioness|Prince|Princess|King|Queen|Lord|Lady|Emperor|Empress|Margrave|Landgrave|Elector|"
+    "Electress|Grand Duke|Grand Duchess|Archduke|Archduchess|Bishop|Archbishop|Sultan|Khan"
+)
+_RANK_ALONE = re.compile(rf"^(?:\d+(?:st|nd|rd|th)\s+)?(?:{_RANKS})$", re.I)
+_STYLED = re.compile(
+    rf"^,\s+(?:the\s+)?(?:\d+(?:st|nd|rd|th)\s+)?(?:{_RANKS})\s+of\s+"
+    r"[A-Z][\w'’-]*(?:(?:\s+|-)(?:of\s+|the\s+)?[A-Z][\w'’-]*)*"
+)
+
+
+def _styled(text: str, spans: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Names with the rank written after them ("Albert III, Count of Namur") as one span.
+
+    A rank makes the name a person's, whatever label the parser gave it.
+    """
+    out = []
+    for span, label in spans:
+        if _RANK_ALONE.match(span):
+            continue
+        if label in ("PERSON", "PROPN", "ORG") and (at := text.find(span)) >= 0:
+            styled = _STYLED.match(text[at + len(span) :])
+            if styled:
+                span, label = span + styled.group(0), "PERSON"
+        out.append((span, label))
+    return out
+
+
 def spans_of(text: str) -> list[tuple[str, str]]:
     """A sentence's spans and labels: the parser's, with every written date as a DATE.
 
-    A noun chunk the parser also read as an entity of another label keeps that label only.
+    A noun chunk the parser also read as an entity of another label keeps that label only; a
+    name keeps the rank written after it.
     """
-    parsed = list(sentence_spans(text))
+    parsed = _styled(text, list(sentence_spans(text)))
     labelled = {normalize(s): lab for s, lab in parsed if lab not in ("NP", "PROPN", "VP")}
     out = [
         (s, lab) for s, lab in parsed if lab not in ("NP", "PROPN") or normalize(s) not in labelled
@@ -251,6 +286,7 @@ def read_hop(
                 fit = _fits(label, span, answer_type, allowed)
                 text = span.strip(" ,.;:'\"()[]")
                 text = re.sub(r"^(?:the|a|an)\s+", "", text, flags=re.I)
+                text = re.sub(r"['’]s$", "", text)
                 key = normalize(text)
                 if not fit or not key or key == subject_key or key in subject_key.split():
                     continue
@@ -277,6 +313,7 @@ def read_hop(
                     "is_title": float(key == title_key),
                     "in_question": float(bool(stems(text) & asked)),
                     "head": float(bool(head) and head in stems(text)),
+                    "kin": float(kin_frame(relation, norm, key)),
                 }
                 seen_types.add(fit)
                 have = best.get(key)

@@ -58,10 +58,10 @@ _PEOPLE = {
     "actor": "starred starring actor actress cast",
     "cast member": "starred starring actor actress cast",
     "actress": "starred starring actor actress cast",
-    "father": "father son daughter",
-    "mother": "mother son daughter",
-    "son": "son father mother",
-    "daughter": "daughter father mother",
+    "father": "father",
+    "mother": "mother",
+    "son": "son",
+    "daughter": "daughter",
     "spouse": "married marry wife husband spouse",
     "husband": "married marry husband wife",
     "wife": "married marry wife husband",
@@ -196,6 +196,49 @@ KINSHIP: dict[str, tuple[str, str]] = {
     "mother-in-law": ("spouse", "mother"),
     "mother in law": ("spouse", "mother"),
 }
+# How a sentence writes a kin relation around its answer, on normalized text, "X" standing for the
+# answer: "son of X" (the first parent named is the father), "son of A and his wife X" (the second
+# is the mother), "his wife X", "X, father of". The words between stop at "and", so the father's
+# frame never reaches past the first parent.
+_PARENT = r"\b(?:son|daughter|child|children|heir|born) (?:of|to)"
+# Words between "and" and the second parent: "and his second wife X", "and the former Lady X".
+_ESCORT = r"(?:his|her|their|the|first|second|third|former|late|wife|consort|lady|queen)"
+_SPOUSE = (
+    r"\b(?:married|marry|marrying|wed|wife|husband|spouse|consort|widow|widower) (?:\w+ ){0,2}X\b",
+    r"\bX (?:\w+ ){0,2}(?:married|wed)\b",
+)
+KIN_FRAMES: dict[str, tuple[str, ...]] = {
+    "father": (
+        rf"{_PARENT} (?:(?!and )\w+ ){{0,3}}X\b",
+        r"\bfather (?:\w+ ){0,2}X\b",
+        r"\bX (?:\w+ ){0,2}father of\b",
+    ),
+    "mother": (
+        rf"{_PARENT} (?:(?!and )\w+ ){{1,8}}and (?:{_ESCORT} ){{0,3}}X\b",
+        r"\bmother (?:\w+ ){0,2}X\b",
+        r"\bX (?:\w+ ){0,2}mother of\b",
+    ),
+    "spouse": _SPOUSE,
+    "husband": _SPOUSE,
+    "wife": _SPOUSE,
+    "child": (r"\b(?:son|daughter|child|children|sons|daughters) (?:\w+ ){0,2}X\b",),
+    "son": (r"\b(?:son|sons|child|children) (?:\w+ ){0,2}X\b",),
+    "daughter": (r"\b(?:daughter|daughters|child|children) (?:\w+ ){0,2}X\b",),
+    "sibling": (r"\b(?:brother|sister|sibling|siblings) (?:\w+ ){0,2}X\b",),
+    "brother": (r"\bbrother (?:\w+ ){0,2}X\b",),
+    "sister": (r"\bsister (?:\w+ ){0,2}X\b",),
+}
+
+
+def kin_frame(relation: str, sentence: str, answer: str) -> bool:
+    """Does the sentence (normalized) write the answer (normalized) in the relation's kin frame?"""
+    frames = KIN_FRAMES.get(relation_head(relation))
+    if not frames or not answer:
+        return False
+    x = re.escape(answer)
+    return any(re.search(f.replace("X", x), sentence) for f in frames)
+
+
 # Words that may stand before a relational noun without changing it ("the busiest airport").
 _MODIFIER = re.compile(r"^(?:the |a |an )?(?:(?:first|last|main|current|original|former) )?")
 

@@ -1,0 +1,84 @@
+"""The hop reader: kin frames, names with their rank, and the fitted order and acceptance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agent.hop_answer import FEATURES, HopAnswer, accepted, ranking, read_hop, spans_of
+from agent.relations import kin_frame
+from evals.fit_ranking import _fit_listwise
+from indexes.documents import Passage, Sentence
+from indexes.units import normalize
+
+BIRTH = (
+    "Osric Vane was born in Harlow, eldest son of Aldous Vane, 3rd Duke of Brenmoor "
+    "and his second wife Celia Marsh."
+)
+
+
+def _passage(title: str, *sentences: str) -> Passage:
+    pid = normalize(title).replace(" ", "-")
+    return Passage(
+        id=pid,
+        doc_id=pid,
+        title=title,
+        position=0,
+        text=" ".join(sentences),
+        sentences=tuple(Sentence(f"{pid}::{i}", s) for i, s in enumerate(sentences)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("relation", "answer", "written"),
+    [
+        ("father", "Aldous Vane, 3rd Duke of Brenmoor", True),
+        ("father", "Celia Marsh", False),  # the second parent named is the mother
+        ("mother", "Celia Marsh", True),
+        ("mother", "Aldous Vane, 3rd Duke of Brenmoor", False),
+        ("spouse", "Celia Marsh", True),  # "his second wife Celia Marsh"
+        ("director", "Celia Marsh", False),  # no kin relation, no frame
+    ],
+)
+def test_kin_frames_tell_the_parents_apart(relation, answer, written):
+    assert kin_frame(relation, normalize(BIRTH), normalize(answer)) is written
+
+
+def test_a_name_keeps_the_rank_written_after_it_and_a_rank_alone_is_no_name():
+    spans = [s for s, _ in spans_of("Her father was Albert III, Count of Namur, a Duke.")]
+    assert "Albert III, Count of Namur" in spans
+    assert "Duke" not in spans and "Count" not in spans
+
+
+@pytest.mark.parametrize(
+    ("relation", "answer"),
+    [("father", "Aldous Vane, 3rd Duke of Brenmoor"), ("mother", "Celia Marsh")],
+)
+def test_a_parent_hop_reads_the_parent_its_frame_names(relation, answer):
+    own = _passage("Osric Vane", BIRTH, "He served as a judge in Harlow.")
+    found = read_hop(
+        f"Who is the {relation} of Osric Vane?", "Osric Vane", relation, "person", [own], {own.id}
+    )
+    assert found and found[0].text == answer
+    assert found[0].features["kin"] == 1.0
+
+
+def test_below_the_fitted_threshold_a_hop_has_no_answer():
+    threshold = ranking().threshold
+    sure = HopAnswer("A", "p", "p::0", score=threshold + 0.001)
+    unsure = HopAnswer("B", "p", "p::0", score=threshold - 0.001)
+    assert [a.text for a in accepted([sure, unsure])] == ["A"]
+    assert accepted([unsure]) == []
+
+
+def test_the_listwise_fit_ranks_the_feature_that_marks_the_gold_candidate_first():
+    kin = FEATURES.index("kin")
+    frequency = FEATURES.index("frequency")
+    hops = []
+    for _ in range(20):
+        x = np.zeros((3, len(FEATURES)))
+        x[0, kin] = 1.0  # the gold one is written in its kin frame
+        x[1:, frequency] = 1.0  # its rivals are written more often
+        hops.append((x, np.array([True, False, False])))
+    weights = _fit_listwise(hops)
+    assert weights[kin] > 0 > weights[frequency]
