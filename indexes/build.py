@@ -19,11 +19,15 @@ from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
-from indexes.catalog import DocumentRecord
+from indexes.catalog import (
+    NO_EXTRACTION,
+    DocumentRecord,
+    extraction_cache_key,
+    join_extractors,
+)
 from indexes.documents import (
     Document,
     Passage,
-    content_hash,
     make_passages,
 )
 from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
@@ -35,8 +39,6 @@ from indexes.nlp_extraction import NlpExtractor
 from indexes.store_writes import remove_content, store_units
 from indexes.units import ReasoningUnit, entity_key, merge_units
 from prompts import EXTRACTION_PROMPT_VERSION
-
-NO_EXTRACTION = "none"
 
 
 @dataclass
@@ -137,7 +139,7 @@ class Builder:
         parts = [nlp.key] if nlp is not None else []
         if model is not None:
             parts.append(extraction_key(model))
-        self.key = " + ".join(parts) or NO_EXTRACTION
+        self.key = join_extractors(parts)
         self.batch_passages = batch_passages
         self.concurrency = concurrency
         self.wait = wait
@@ -363,9 +365,7 @@ class Builder:
         units: dict[str, list[ReasoningUnit]] = {}
         todo = []
         for passage in passages:
-            cached = self._cached(
-                content_hash(self.nlp.key, passage.hash, length=24), passage, report
-            )
+            cached = self._cached(extraction_cache_key(self.nlp.key, passage.hash), passage, report)
             if cached is None:
                 todo.append(passage)
             else:
@@ -378,13 +378,13 @@ class Builder:
                 report.skipped[result.skipped] += 1
                 continue
             report.proposed += len(result.units)
-            key = content_hash(self.nlp.key, passage.hash, length=24)
+            key = extraction_cache_key(self.nlp.key, passage.hash)
             self._cache(key, passage, result.units, (len(result.units), 0, 0))
         return units
 
     def _model_cache_key(self, passage: Passage) -> str:
         assert self.model is not None
-        return content_hash(extraction_key(self.model), passage.hash, length=24)
+        return extraction_cache_key(extraction_key(self.model), passage.hash)
 
     def _fetch(self, passage: Passage, report: BuildReport) -> Fetched:
         """A passage's cached model extraction, else one model call's result (on a worker thread)."""
