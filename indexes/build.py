@@ -25,11 +25,7 @@ from indexes.catalog import (
     extraction_cache_key,
     join_extractors,
 )
-from indexes.documents import (
-    Document,
-    Passage,
-    make_passages,
-)
+from indexes.documents import MAX_SENTENCE_CHARS, Document, Passage, long_runs, make_passages
 from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
 from indexes.index import Index
 from indexes.inflight import ordered_map
@@ -66,6 +62,8 @@ class BuildReport:
     completion_tokens: int = 0
     failed_passages: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # what was indexed other than as written (a run with no space cut to its opening)
+    warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     in_flight: int = 0  # model requests under way now
     peak_in_flight: int = 0
@@ -200,6 +198,12 @@ class Builder:
         todo, report.documents_skipped = self.plan(documents, report.already_indexed)
         if self.key != NO_EXTRACTION and todo:
             self.index.record_model(self.key)
+        report.warnings += [
+            f"{doc.source or doc.id}: a run of {length:,} characters with no space is kept as "
+            f"its first {MAX_SENTENCE_CHARS:,}, in one passage"
+            for doc, _rec in todo
+            for length in long_runs(doc.text)
+        ]
         work = [
             (doc, rec, make_passages(doc, self.index.config.passage_chars)) for doc, rec in todo
         ]

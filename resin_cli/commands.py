@@ -41,7 +41,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     """Add, replace or delete documents."""
     from agent.llm import default_concurrency, make_chat_model
     from indexes.build import Builder, extractors
-    from indexes.documents import load_documents
+    from indexes.documents import BAD_LINE, load_documents
     from indexes.locks import IndexBusyError
 
     # Read the files first: paths that give nothing to index must not leave an empty index.
@@ -89,7 +89,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         if not args.paths:
             print("error: give files or folders to index (or --delete DOC_ID)", file=sys.stderr)
             return 2
-        not_indexed = Counter(e.reason for e in errors)
+        not_indexed = Counter(e.reason for e in errors if e.reason != BAD_LINE)
+        bad_lines = len(errors) - not_indexed.total()
         model, nlp = extractors(args.extract, lambda: make_chat_model(args.model))
         concurrency = getattr(args, "concurrency", None) or default_concurrency(args.model)
         report = Builder(
@@ -101,13 +102,14 @@ def cmd_index(args: argparse.Namespace) -> int:
             on_wait=on_wait,
             as_new=getattr(args, "as_new", False),
         ).run(documents, progress=progress_bar("indexing"))
-        for problem in report.errors[:20]:
+        for problem in [*report.errors[:20], *report.warnings]:
             print(f"warning: {problem}", file=sys.stderr)
         share = report.grounded_share
+        reasons = ", ".join(f"{n} {r}" for r, n in not_indexed.most_common())
         print(
             f"{report.documents_indexed} documents indexed, {report.documents_skipped} unchanged, "
-            f"{len(errors)} files not indexed"
-            f"{' (' + ', '.join(f'{n} {r}' for r, n in not_indexed.most_common()) + ')' if errors else ''}"
+            f"{not_indexed.total()} files not indexed{f' ({reasons})' if reasons else ''}"
+            f"{f', {bad_lines} .jsonl lines not indexed' if bad_lines else ''}"
             f"; {report.passages} passages, {report.units} units "
             f"({'-' if share is None else f'{100 * share:.0f}%'} of proposed grounded), "
             f"{report.parsed} passages parsed ({report.parse_cache_hits} cached), "
