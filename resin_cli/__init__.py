@@ -139,10 +139,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("ask", help="answer a question, streaming, then print its trace")
+    p = sub.add_parser("ask", help="answer a question: the answer, its sentences and sources")
     p.add_argument("question")
     _add_index_args(p)
     _add_model_args(p)
+    p.add_argument(
+        "--trace",
+        "-v",
+        action="store_true",
+        help="also show progress on stderr and print the trace: plan, evidence, chains, time",
+    )
     p.add_argument("--json", action="store_true", help="print the output state as JSON")
     p.add_argument(
         "--chains", type=Path, help="write the chains used (.png/.svg picture or .mmd Mermaid)"

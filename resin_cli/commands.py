@@ -193,7 +193,10 @@ def _context(args: argparse.Namespace) -> Any:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    """Answer one question, streaming, then print the trace."""
+    """Answer one question, streaming: the answer, its cited sentences, its sources.
+
+    With --trace, progress lines on stderr while it runs and the trace after the answer.
+    """
     from agent.graph import graph
     from agent.resources import get_index
     from agent.trace import dumps, render_trace, write_chains
@@ -217,13 +220,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
         graph,
         {"question": args.question},
         ctx,
-        show_progress=not args.json,
+        show_progress=args.trace and not args.json,
         out=sys.stderr if args.json else None,
     )
     if args.chains:
         write_chains(state.get("chains") or [], args.chains)
         print(f"chains written to {args.chains}", file=sys.stderr)
-    print(dumps(state) if args.json else render_trace(state, index))
+    if args.json:
+        print(dumps(state))
+    elif args.trace:
+        print(render_trace(state, index))
     return 0
 
 
