@@ -23,6 +23,7 @@ from indexes.catalog import (
     NO_EXTRACTION,
     DocumentRecord,
     extraction_cache_key,
+    extractor_keys,
     join_extractors,
 )
 from indexes.documents import MAX_SENTENCE_CHARS, Document, Passage, long_runs, make_passages
@@ -104,6 +105,29 @@ def extraction_key(model: BaseChatModel | None) -> str:
         else getattr(model, "model_name", type(model).__name__)
     )
     return f"{name}|{EXTRACTION_PROMPT_VERSION}|{GROUNDING_VERSION}"
+
+
+def rebased(units_json: str, passage: Passage) -> list[ReasoningUnit]:
+    """The units of a cached extraction row, as units of `passage`.
+
+    The cache is keyed by content, so the row may come from another document's passage with the
+    same text: its units are rebased onto this passage (their ids derive from it, their sentences
+    are this passage's), so no two documents ever share a unit.
+    """
+    return [
+        ReasoningUnit.model_validate(
+            {
+                **u,
+                "id": "",
+                "passage_id": passage.id,
+                "doc_id": passage.doc_id,
+                "sentence_ids": [
+                    f"{passage.id}:{s.rsplit(':', 1)[1]}" for s in u.get("sentence_ids", [])
+                ],
+            }
+        )
+        for u in json.loads(units_json)
+    ]
 
 
 class Builder:
@@ -316,30 +340,34 @@ class Builder:
     def _units_of(
         cached: tuple[str, int, int, int], passage: Passage, report: BuildReport
     ) -> list[ReasoningUnit]:
-        """The units of a cached extraction row, its counts added to the report.
-
-        The cache is keyed by content, so the row may come from another document's passage with
-        the same text: its units are rebased onto this passage (their ids derive from it, their
-        sentences are this passage's), so no two documents ever share a unit.
-        """
+        """The units of a cached extraction row, its counts added to the report."""
         units_json, proposed, ungrounded, invalid = cached
         report.proposed += proposed
         report.ungrounded += ungrounded
         report.invalid += invalid
-        return [
-            ReasoningUnit.model_validate(
-                {
-                    **u,
-                    "id": "",
-                    "passage_id": passage.id,
-                    "doc_id": passage.doc_id,
-                    "sentence_ids": [
-                        f"{passage.id}:{s.rsplit(':', 1)[1]}" for s in u.get("sentence_ids", [])
-                    ],
-                }
+        return rebased(units_json, passage)
+
+    def expected_units(
+        self, record: DocumentRecord, passage: Passage
+    ) -> list[ReasoningUnit] | None:
+        """The units a document's extractors give one of its passages, from the extraction cache.
+
+        What an index repair holds the stored units to. A passage the cache lacks is parsed
+        again when the parser is this builder's; else (a model's result lost, or a passage the
+        model failed on) there is no telling, and None says so.
+        """
+        groups = []
+        for extractor in extractor_keys(record.extract_key):
+            cached = self.index.catalog.cached_extraction(
+                extraction_cache_key(extractor, passage.hash)
             )
-            for u in json.loads(units_json)
-        ]
+            if cached is not None:
+                groups.append(rebased(cached[0], passage))
+            elif self.nlp is not None and extractor == self.nlp.key:
+                groups.append(self.nlp.extract([passage])[0].units)
+            else:
+                return None
+        return merge_units(*groups)
 
     def _cache(
         self,

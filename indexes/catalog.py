@@ -247,6 +247,16 @@ class Catalog:
         )
         return [r[0] for r in rows]
 
+    def passage_rows(self) -> list[tuple[str, str, int]]:
+        """(passage id, document id, position) of every passage, in no set order."""
+        return [tuple(r) for r in self.db.execute("SELECT pid, doc_id, position FROM passages")]
+
+    def delete_passages(self, pids: Sequence[str]) -> None:
+        """Forget passages and their mentions (their documents' records stay)."""
+        with self.transaction() as db:
+            db.executemany("DELETE FROM mentions WHERE pid=?", [(p,) for p in pids])
+            db.executemany("DELETE FROM passages WHERE pid=?", [(p,) for p in pids])
+
     def iter_passages(self, batch: int = 2000) -> Iterator[Passage]:
         """Every stored passage."""
         cursor = self.db.execute("SELECT * FROM passages ORDER BY doc_id, position")
@@ -320,6 +330,11 @@ class Catalog:
         """(unit id, passage id, document id) of every unit, in no set order."""
         return [tuple(r) for r in self.db.execute("SELECT uid, pid, doc_id FROM units")]
 
+    def delete_unit_rows(self, uids: Sequence[str]) -> None:
+        """Forget units by id."""
+        with self.transaction() as db:
+            db.executemany("DELETE FROM units WHERE uid=?", [(u,) for u in uids])
+
     def delete_units(self, doc_id: str) -> None:
         """Forget a document's units (before replacing them)."""
         with self.transaction() as db:
@@ -334,6 +349,19 @@ class Catalog:
     def mention_pairs(self) -> list[tuple[str, str]]:
         """Every (normalized name, passage id) pair recorded, in no set order."""
         return [tuple(r) for r in self.db.execute("SELECT name, pid FROM mentions")]
+
+    def stray_mentions(self) -> int:
+        """How many mentions name a passage the catalog does not hold."""
+        return int(
+            self.db.execute(
+                "SELECT COUNT(*) FROM mentions WHERE pid NOT IN (SELECT pid FROM passages)"
+            ).fetchone()[0]
+        )
+
+    def drop_stray_mentions(self) -> None:
+        """Forget the mentions of passages the catalog does not hold."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM mentions WHERE pid NOT IN (SELECT pid FROM passages)")
 
     def mentioning(self, name_key: str, limit: int = -1) -> list[str]:
         """Passages whose text mentions the normalized name (at most `limit`; -1: all)."""

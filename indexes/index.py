@@ -32,6 +32,7 @@ from indexes.stores import (
     rename_collections,
     store_name,
 )
+from indexes.units import ReasoningUnit
 from prompts import EXTRACTION_PROMPT_VERSION
 
 SCHEMA_VERSION = "1"
@@ -241,6 +242,16 @@ class Index:
             texts, lambda missing: dict(zip(missing, self.embed(missing), strict=True))
         )
         return np.stack([found[t] for t in texts])
+
+    def units(self, unit_ids: Sequence[str]) -> list[ReasoningUnit]:
+        """The stored units among `unit_ids` (their full record is Chroma metadata), in no order."""
+        found = []
+        for start in range(0, len(unit_ids), 5000):
+            found += [
+                ReasoningUnit.model_validate_json(h.metadata["unit"])
+                for h in self.vectors.get("units", unit_ids[start : start + 5000])
+            ]
+        return found
 
     def passage_vectors(self, pids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The stored passages among `pids` and their vectors, through an LRU cache.

@@ -121,6 +121,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="index documents whose content is already indexed under another id, as copies",
     )
     p.add_argument(
+        "--check",
+        action="store_true",
+        help="check that the catalog, Chroma and the graph agree; exit 1 naming what does not",
+    )
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="make them agree from the sources and the extraction cache (then index any files given)",
+    )
+    p.add_argument(
         "--no-wait",
         action="store_true",
         help="exit 1 if another builder holds the index, instead of waiting for it",

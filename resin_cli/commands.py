@@ -44,6 +44,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     from indexes.documents import BAD_LINE, load_documents
     from indexes.locks import IndexBusyError
 
+    check, repair = getattr(args, "check", False), getattr(args, "repair", False)
+    if check and (args.paths or args.delete or repair):
+        print(
+            "error: --check only reads the index: give no files, --delete or --repair",
+            file=sys.stderr,
+        )
+        return 2
+    if check:
+        return _check_index(args)
     # Read the files first: paths that give nothing to index must not leave an empty index.
     documents, errors = load_documents(args.paths) if args.paths else ([], [])
     for error in errors:
@@ -53,13 +62,14 @@ def cmd_index(args: argparse.Namespace) -> int:
         args.paths
         and not documents
         and not args.delete
+        and not repair
         and not (args.index / "manifest.json").exists()
     ):
         print(f"error: nothing to index in {', '.join(map(str, args.paths))}", file=sys.stderr)
         return 2
     index = index_of(
         args,
-        create=True,
+        create=not repair,  # a repair needs an index to repair
         migrate=getattr(args, "migrate", False),
         passage_chars=args.passage_chars,
         merge_threshold=args.merge_threshold,
@@ -76,6 +86,10 @@ def cmd_index(args: argparse.Namespace) -> int:
             print(f"index {args.index} uses collections {index.manifest['collection_prefix']}*")
             if not args.paths and not args.delete:
                 return 0
+        if repair:
+            status = _repair_index(index, wait, on_wait)
+            if not args.paths and not args.delete:
+                return status
         if args.delete:
             builder = Builder(index, None, wait=wait, on_wait=on_wait)
             for doc_id in args.delete:
@@ -87,7 +101,10 @@ def cmd_index(args: argparse.Namespace) -> int:
             if not args.paths:
                 return status
         if not args.paths:
-            print("error: give files or folders to index (or --delete DOC_ID)", file=sys.stderr)
+            print(
+                "error: give files or folders to index (or --delete DOC_ID, --check, --repair)",
+                file=sys.stderr,
+            )
             return 2
         not_indexed = Counter(e.reason for e in errors if e.reason != BAD_LINE)
         bad_lines = len(errors) - not_indexed.total()
@@ -140,6 +157,39 @@ def cmd_index(args: argparse.Namespace) -> int:
         return 1
     finally:
         index.close()
+
+
+def _check_index(args: argparse.Namespace) -> int:
+    """`resin index --check`: 0 when the catalog, Chroma and the graph agree, else 1."""
+    from indexes.integrity import check_index
+
+    index = index_of(args)
+    try:
+        found = check_index(index)
+    finally:
+        index.close()
+    print("\n".join(found.lines()))
+    if found.consistent:
+        return 0
+    print(f"`resin index --repair --index {args.index}` makes them agree again")
+    return 1
+
+
+def _repair_index(index: Any, wait: bool, on_wait: Any) -> int:
+    """`resin index --repair`: mend the index, then check it; 0 when it is consistent."""
+    from indexes.build import Builder
+    from indexes.integrity import check_index, repair_index
+    from indexes.nlp_extraction import NlpExtractor
+
+    # no model: a repair reads the extraction cache, and parses what the cache lacks
+    builder = Builder(index, None, nlp=NlpExtractor(), wait=wait, on_wait=on_wait)
+    repaired = repair_index(builder)
+    print(f"repaired index {index.config.path}: {repaired.summary()}")
+    for problem in repaired.unmended:
+        print(f"error: {problem}", file=sys.stderr)
+    found = check_index(index)
+    print("\n".join(found.lines()))
+    return 0 if found.consistent and not repaired.unmended else 1
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
