@@ -8,8 +8,36 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+
+@contextmanager
+def held_by_a_thread(folder: Path) -> Iterator[threading.Event]:
+    """The index's build lock held by another thread for the block.
+
+    Setting the event yielded lets it go before the block ends.
+    """
+    from indexes.locks import builder_lock
+
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with builder_lock(folder):
+            held.set()
+            release.wait(60)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        if not held.wait(30):
+            raise TimeoutError(f"no thread took the build lock of {folder}")
+        yield release
+    finally:
+        release.set()
+        thread.join()
 
 
 def check_builders(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
@@ -17,36 +45,26 @@ def check_builders(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     from indexes.build import Builder
     from indexes.documents import Document
     from indexes.index import open_index
-    from indexes.locks import IndexBusyError, builder_lock
+    from indexes.locks import IndexBusyError
 
     figures["trials_run"] += 1
     index = open_index(work / "builders-index", embedder, create=True)
     doc = Document(id="orrin", title="Orrin Dam", text="The Orrin Dam was designed by Hessa Varn.")
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with builder_lock(index.config.path):
-            held.set()
-            release.wait(30)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    held.wait(30)
-    try:
-        Builder(index, None, wait=False).run([doc])
-        figures["problems"].append("a builder with wait=False built while another held the index")
-    except IndexBusyError as exc:
-        figures["builders_refused"] += f"pid {os.getpid()}" in str(exc)
     told: list[str] = []
     reports: list[Any] = []
     waiting = threading.Thread(
         target=lambda: reports.append(Builder(index, None, on_wait=told.append).run([doc]))
     )
-    waiting.start()
-    waiting.join(1.0)
-    early = bool(reports)  # it must still be waiting
-    release.set()
-    holder.join(30)
+    with held_by_a_thread(index.config.path) as release:
+        try:
+            Builder(index, None, wait=False).run([doc])
+            figures["problems"].append("a builder with wait=False built while another held it")
+        except IndexBusyError as exc:
+            figures["builders_refused"] += f"pid {os.getpid()}" in str(exc)
+        waiting.start()
+        waiting.join(1.0)
+        early = bool(reports)  # it must still be waiting
+        release.set()
     waiting.join(60)
     built = bool(reports) and reports[0].documents_indexed == 1
     figures["builders_waited"] += built and not early and len(told) == 1

@@ -1,11 +1,9 @@
 """`resin stats` figures add up: the grounded share is of the passages indexed now, never over 1."""
 
-import json
-
 from agent.llm.scripted import ScriptedChatModel
 from indexes.build import Builder
 from indexes.documents import SECTION_BREAK, Document, load_documents
-from tests.conftest import SAMPLE_DOCS
+from tests.conftest import SAMPLE_DOCS, units_json
 
 
 def share(index) -> tuple[float | None, int, int]:
@@ -43,27 +41,14 @@ def test_the_parser_keeps_every_unit_it_proposes_after_deletes_edits_and_repeats
 def test_the_share_counts_dropped_proposals_of_the_passages_indexed_now(open_index, capsys):
     """A model that proposes one grounded and one ungrounded unit per passage keeps half."""
 
+    def relation(quote: str, subject: str, predicate: str, obj: str) -> dict:
+        return dict(quote=quote, kind="relation", subject=subject, predicate=predicate, object=obj)
+
+    grounded = relation("Hessa Varn designed the dam.", "Hessa Varn", "designed", "the dam")
+    ungrounded = relation("Napoleon built the moon.", "Napoleon", "built", "the moon")
+
     def respond(messages, kwargs):
-        return json.dumps(
-            {
-                "units": [
-                    {
-                        "quote": "Hessa Varn designed the dam.",
-                        "kind": "relation",
-                        "subject": "Hessa Varn",
-                        "predicate": "designed",
-                        "object": "the dam",
-                    },
-                    {
-                        "quote": "Napoleon built the moon.",
-                        "kind": "relation",
-                        "subject": "Napoleon",
-                        "predicate": "built",
-                        "object": "the moon",
-                    },
-                ]
-            }
-        )
+        return units_json(grounded, ungrounded)
 
     index = open_index()
     text = "Hessa Varn designed the dam."
