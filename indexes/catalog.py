@@ -350,13 +350,12 @@ class Catalog:
         """Every (normalized name, passage id) pair recorded, in no set order."""
         return [tuple(r) for r in self.db.execute("SELECT name, pid FROM mentions")]
 
-    def stray_mentions(self) -> int:
-        """How many mentions name a passage the catalog does not hold."""
-        return int(
-            self.db.execute(
-                "SELECT COUNT(*) FROM mentions WHERE pid NOT IN (SELECT pid FROM passages)"
-            ).fetchone()[0]
+    def stray_mentions(self) -> list[str]:
+        """The passages that mentions name but the catalog does not hold."""
+        rows = self.db.execute(
+            "SELECT DISTINCT pid FROM mentions WHERE pid NOT IN (SELECT pid FROM passages)"
         )
+        return [r[0] for r in rows]
 
     def drop_stray_mentions(self) -> None:
         """Forget the mentions of passages the catalog does not hold."""

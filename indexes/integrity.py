@@ -55,7 +55,7 @@ DISAGREEMENTS = {
     "units_missing_from_graph": "catalog units the graph does not hold",
     "names_without_vector": "graph names with no entity vector in Chroma",
     "name_vectors_without_name": "entity vectors in Chroma with no graph name",
-    "stray_mentions": "mentions of passages not in the catalog",
+    "stray_mentions": "passages named in mentions but not in the catalog",
 }
 _EXAMPLES = 3
 _JSONL_LINE = re.compile(r"^(.*\.jsonl):\d+$", re.I)
@@ -161,7 +161,7 @@ def check_index(index: Index) -> IntegrityReport:
         "units_missing_from_graph": [u.id for u in index.graph.missing(units)],
         "names_without_vector": [k for e, k in names.items() if e not in seen.name_vectors],
         "name_vectors_without_name": list(seen.name_vectors - names.keys()),
-        "stray_mentions": [f"{n} mentions"] if (n := index.catalog.stray_mentions()) else [],
+        "stray_mentions": index.catalog.stray_mentions(),
     }
     return IntegrityReport(
         path=index.config.path,
@@ -207,6 +207,10 @@ def repair_index(builder: Builder) -> RepairReport:
         _mend_passage_vectors(index, seen, report)
         _mend_units(builder, seen, was_complete, report)
         _mend_graph(builder, report)
+        report.count(
+            "passages not in the catalog dropped from the mentions",
+            len(index.catalog.stray_mentions()),
+        )
         index.catalog.drop_stray_mentions()
         builder.mentions.scan_new_names()
     return report

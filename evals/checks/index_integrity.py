@@ -45,7 +45,7 @@ def corrupt(index: Any) -> dict[str, list[str]]:
         "graph_edges_without_unit": [
             f"{index.graph.names(head)[0]} → {index.graph.names(tail)[0]}"
         ],
-        "stray_mentions": ["1 mentions"],
+        "stray_mentions": ["p-gone"],
     }
 
 
