@@ -33,7 +33,7 @@ from indexes.inflight import ordered_map
 from indexes.locks import builder_lock
 from indexes.mentions import MentionScanner
 from indexes.nlp_extraction import NlpExtractor
-from indexes.store_writes import remove_content, store_units
+from indexes.store_writes import remove_content, store_passage_vectors, store_units
 from indexes.units import ReasoningUnit, entity_key, merge_units
 from prompts import EXTRACTION_PROMPT_VERSION
 
@@ -280,15 +280,7 @@ class Builder:
         fresh = [
             p for doc, rec, passages in batch if rec is None or doc.id in changed for p in passages
         ]
-        if fresh:
-            vectors = idx.embed([f"{p.title}: {p.text}" for p in fresh])
-            idx.vectors.upsert(
-                "passages",
-                [p.id for p in fresh],
-                vectors,
-                [p.text for p in fresh],
-                [{"doc_id": p.doc_id, "title": p.title, "position": p.position} for p in fresh],
-            )
+        store_passage_vectors(idx, fresh)
 
         parsed = self._parse([p for _d, _r, ps in batch for p in ps], report)
         units_by_doc: dict[str, list[ReasoningUnit]] = {}

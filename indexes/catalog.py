@@ -327,8 +327,10 @@ class Catalog:
         return [r[0] for r in self.db.execute("SELECT uid FROM units WHERE doc_id=?", (doc_id,))]
 
     def unit_rows(self) -> list[tuple[str, str, str]]:
-        """(unit id, passage id, document id) of every unit, in no set order."""
-        return [tuple(r) for r in self.db.execute("SELECT uid, pid, doc_id FROM units")]
+        """(unit id, passage id, document id) of every unit, in the order they were recorded."""
+        return [
+            tuple(r) for r in self.db.execute("SELECT uid, pid, doc_id FROM units ORDER BY rowid")
+        ]
 
     def delete_unit_rows(self, uids: Sequence[str]) -> None:
         """Forget units by id."""

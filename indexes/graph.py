@@ -41,21 +41,43 @@ def _possessed(a: str, b: str) -> bool:
     return of(a, b) or of(b, a)
 
 
+class GraphUnreadableError(ValueError):
+    """The graph file is not a graph resin wrote (truncated, overwritten)."""
+
+
 class EntityGraph:
     """A networkx DiGraph of entity clusters with unit provenance on nodes and edges."""
 
-    def __init__(self, path: Path, merge_threshold: float = DEFAULT_MERGE_THRESHOLD) -> None:
-        """Load the graph at `path` if it exists, else start empty."""
+    def __init__(
+        self,
+        path: Path,
+        merge_threshold: float = DEFAULT_MERGE_THRESHOLD,
+        unreadable_ok: bool = False,
+    ) -> None:
+        """Load the graph at `path` if it exists, else start empty.
+
+        A file that cannot be read is refused (`GraphUnreadableError`), or with `unreadable_ok`
+        (an index check or repair) the graph starts empty and `unreadable` says why.
+        """
         self.path = path
         self.merge_threshold = merge_threshold
+        self.unreadable: str | None = None
         self.g: nx.DiGraph = nx.DiGraph()
-        if path.exists():
-            data = json.loads(path.read_text(encoding="utf-8"))
-            self.g = nx.node_link_graph(data, directed=True, edges="links")
         self._by_key: dict[str, str] = {}
-        for node, attrs in self.g.nodes(data=True):
-            for name in attrs["names"]:
-                self._by_key[entity_key(name)] = node
+        try:
+            if path.exists():
+                data = json.loads(path.read_text(encoding="utf-8"))
+                self.g = nx.node_link_graph(data, directed=True, edges="links")
+            for node, attrs in self.g.nodes(data=True):
+                for name in attrs["names"]:
+                    self._by_key[entity_key(name)] = node
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self.unreadable = f"graph {path} cannot be read ({type(exc).__name__}: {exc})"[:300]
+            if not unreadable_ok:
+                raise GraphUnreadableError(
+                    f"{self.unreadable}; `resin index --repair` rebuilds it from the catalog"
+                ) from None
+            self.g, self._by_key = nx.DiGraph(), {}
         self._vec_ids: list[str] = []
         self._row: dict[str, int] = {}
         self._vecs = np.zeros((0, 0), dtype=np.float32)
@@ -403,7 +425,10 @@ class EntityGraph:
         return {"graph_nodes": self.node_count(), "graph_edges": self.edge_count()}
 
     def save(self) -> None:
-        """Write the graph atomically: a temp file in the same folder, then rename over."""
+        """Write the graph atomically: a temp file in the same folder, then rename over.
+
+        What is written can be read again, so an unreadable file is no longer one.
+        """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = nx.node_link_data(self.g, edges="links")
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".graph-", suffix=".json")
@@ -413,6 +438,7 @@ class EntityGraph:
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, self.path)
+            self.unreadable = None
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

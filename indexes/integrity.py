@@ -14,8 +14,9 @@ makes them agree again from what each store can be rebuilt from:
 - a document's units are held to what its extractors give each passage from the extraction
   cache (rebased onto that passage, as a build does): a missing vector or catalog row is put
   back, a unit no extraction gives is dropped;
-- the graph drops what no catalog unit puts where it is and adds the units it lacks (an empty
-  graph is rebuilt from the catalog's units), and the names' vectors follow the graph.
+- the graph drops what no catalog unit puts where it is and adds the units it lacks (a graph
+  file that is gone or cannot be read is rebuilt from the catalog's units), and the names'
+  vectors follow the graph.
 
 Callers see disagreements in words; no collection name or SQL leaves the index's interfaces.
 """
@@ -37,12 +38,14 @@ from indexes.store_writes import (
     entity_id,
     forget_removed_names,
     store_entity_vectors,
+    store_passage_vectors,
     store_unit_vectors,
 )
 from indexes.units import entity_key
 
 # What can disagree, in the order a report lists it, and how it reads.
 DISAGREEMENTS = {
+    "graph_unreadable": "graph files that cannot be read",
     "documents_without_passages": "documents whose passages are missing from the catalog",
     "passages_without_document": "catalog passages whose document is not in the catalog",
     "passages_without_vector": "catalog passages with no vector in Chroma",
@@ -143,6 +146,7 @@ def check_index(index: Index) -> IntegrityReport:
     edges, nodes = index.graph.unsupported(units, seen.unit_rows.keys() - units.keys())
     names = {entity_id(k): k for k in index.graph.all_names()}
     found = {
+        "graph_unreadable": [index.graph.unreadable] if index.graph.unreadable else [],
         "documents_without_passages": seen.damaged_documents(),
         "passages_without_document": [
             p for p, d in seen.passage_doc.items() if d not in seen.records
@@ -281,14 +285,7 @@ def _mend_passage_vectors(index: Index, seen: _Snapshot, report: RepairReport) -
     stray = sorted(seen.passage_vectors - seen.passage_doc.keys())
     index.vectors.delete("passages", stray)
     missing = index.catalog.passages(p for p in seen.passage_doc if p not in seen.passage_vectors)
-    if missing:  # as the build embeds them
-        index.vectors.upsert(
-            "passages",
-            [p.id for p in missing],
-            index.embed([f"{p.title}: {p.text}" for p in missing]),
-            [p.text for p in missing],
-            [{"doc_id": p.doc_id, "title": p.title, "position": p.position} for p in missing],
-        )
+    store_passage_vectors(index, missing)
     report.count("passage vectors of no passage dropped", len(stray))
     report.count("passages embedded again", len(missing))
 
@@ -344,12 +341,16 @@ def _mend_units(
 def _mend_graph(builder: Builder, report: RepairReport) -> None:
     """The graph held to the catalog's units, and the names' vectors to the graph."""
     index = builder.index
-    units = {u.id: u for u in index.units([uid for uid, _, _ in index.catalog.unit_rows()])}
+    order = [uid for uid, _, _ in index.catalog.unit_rows()]
+    units = {u.id: u for u in index.units(order)}
     edges, nodes = index.graph.unsupported(units)
     removed = index.graph.prune(units) if edges or nodes else []
     forget_removed_names(index, removed, builder.mentions.scanned)
-    missing = index.graph.missing(units)
+    # in the order the build recorded them, so that a graph rebuilt whole clusters as it did
+    rank = {uid: i for i, uid in enumerate(order)}
+    missing = sorted(index.graph.missing(units), key=lambda u: rank[u.id])
     add_to_graph(index, missing, builder.mentions.scanned)
+    report.count("graph files rebuilt from the catalog's units", bool(index.graph.unreadable))
     index.graph.save()
     report.count("graph edges no unit supports mended", len(edges))
     report.count("graph nodes holding units not there mended", len(nodes))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from indexes.documents import content_hash
+from indexes.documents import Passage, content_hash
 from indexes.index import Index
 from indexes.units import ReasoningUnit, entity_key
 
@@ -36,6 +36,19 @@ def remove_content(index: Index, doc_ids: Sequence[str], passages: bool, scanned
     index.graph.save()
     for doc_id in doc_ids:
         index.catalog.delete_units(doc_id)
+
+
+def store_passage_vectors(index: Index, passages: Sequence[Passage]) -> None:
+    """Passages' vectors (of their title and text) and texts into Chroma."""
+    if not passages:
+        return
+    index.vectors.upsert(
+        "passages",
+        [p.id for p in passages],
+        index.embed([f"{p.title}: {p.text}" for p in passages]),
+        [p.text for p in passages],
+        [{"doc_id": p.doc_id, "title": p.title, "position": p.position} for p in passages],
+    )
 
 
 def store_units(index: Index, units: list[ReasoningUnit], scanned: set[str]) -> None:

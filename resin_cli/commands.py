@@ -70,6 +70,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     index = index_of(
         args,
         create=not repair,  # a repair needs an index to repair
+        checking=repair,
         migrate=getattr(args, "migrate", False),
         passage_chars=args.passage_chars,
         merge_threshold=args.merge_threshold,
@@ -163,7 +164,7 @@ def _check_index(args: argparse.Namespace) -> int:
     """`resin index --check`: 0 when the catalog, Chroma and the graph agree, else 1."""
     from indexes.integrity import check_index
 
-    index = index_of(args)
+    index = index_of(args, checking=True)
     try:
         found = check_index(index)
     finally:

@@ -182,6 +182,29 @@ def test_what_cannot_be_restored_is_named_and_nothing_else_is_lost(
     assert cli(capsys, "index", "--check", "--index", str(tmp_path / "idx"))[0] == 0
 
 
+def test_a_graph_file_that_cannot_be_read_is_rebuilt_from_the_catalog(
+    clean, tmp_path, open_index, capsys
+):
+    path = tmp_path / "copy"
+    shutil.copytree(clean / "clean", path)
+    (path / "graph.json").write_text('{"directed": true, "nodes": [', encoding="utf-8")  # cut
+    code, _, err = cli(capsys, "stats", "--index", str(path))
+    assert code == 2 and err.startswith(f"error: graph {path / 'graph.json'} cannot be read (")
+    assert err.rstrip().endswith("`resin index --repair` rebuilds it from the catalog")
+    code, out, _ = cli(capsys, "index", "--check", "--index", str(path))
+    assert code == 1 and "disagrees: 1 graph files that cannot be read (graph " in out
+    assert "catalog units the graph does not hold" in out
+    code, out, err = cli(capsys, "index", "--repair", "--index", str(path))
+    assert code == 0, err
+    assert "1 graph files rebuilt from the catalog's units" in out
+    assert f"index {path} is consistent" in out
+    repaired = open_index(path, create=False)
+    reference = open_index(clean / "clean", create=False)
+    assert everything(repaired) == everything(reference)
+    repaired.close()
+    reference.close()
+
+
 def test_check_takes_no_files_and_needs_an_index(tmp_path, capsys):
     code, _, err = cli(capsys, "index", "docs", "--check", "--index", str(tmp_path / "i"))
     assert code == 2 and err.startswith("error: --check only reads the index")
