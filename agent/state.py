@@ -167,11 +167,11 @@ class OutputState(TypedDict, total=False):
     """The short answer, its sources, the trace behind it and the tokens each model call spent.
 
     `question` is the question answered: a follow-up made standalone from the thread's previous
-    turn, `asked` then holding it as typed ("" when nothing was rewritten). `answer` is the short
-    answer alone ("" when the question could not be read); the chat message in `messages` adds
-    the supporting sentences and a Sources list. `notes` says what was skipped, cut, rewritten or
-    fallen back on in this run; `plan_source` whether the plan model's plan was used and
-    `plan_reason` which planner ran and why.
+    turn; `asked` is the message as typed (the same as `question` when nothing was rewritten).
+    `answer` is the short answer alone ("" when the question could not be read); the chat
+    message in `messages` adds the supporting sentences and a Sources list. `notes` says what was
+    skipped, cut, rewritten or fallen back on in this run; `plan_source` whether the plan
+    model's plan was used and `plan_reason` which planner ran and why.
     """
 
     question: str

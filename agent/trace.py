@@ -76,10 +76,15 @@ def render_timings(timings: dict[str, float | None]) -> str:
     return "  " + " · ".join(parts)
 
 
+def rewritten(values: dict[str, Any]) -> bool:
+    """Whether an output state's (or `plan` event's) question is a follow-up made standalone."""
+    return values.get("asked", "") not in ("", values.get("question"))
+
+
 def render_trace(state: dict[str, Any], index: Index) -> str:
     """The question and plan (with why), each hop's evidence, chains, sources, notes, time."""
     lines = ["", "── question", f"  {state.get('question', '')}"]
-    if state.get("asked"):
+    if rewritten(state):
         lines.append(f"  (follow-up as typed: {state['asked']})")
     lines.append("── plan")
     if state.get("plan_reason"):

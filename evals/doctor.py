@@ -1,12 +1,15 @@
-"""`resin doctor`: faults, bad input, hostile documents and concurrent load, in a few minutes.
+"""`resin doctor`: faults, bad input, index integrity, hostile documents and load, in minutes.
 
     python -m evals.doctor            # or `resin doctor` once `register` is wired into the CLI
 
 Runs quick versions of the reliability checks (the full ones are pytest suites:
 tests/unit/test_reliability.py, tests/unit/test_fuzz.py, tests/integration/test_faults.py) and
 prints one JSON object: trials run, faults injected and survived, bad inputs tried and rejected
-cleanly, fuzzed model outputs tried, hostile documents tried, concurrent questions completed and
-units lost (must be 0). The exit status is 0 only when every check held.
+cleanly, .jsonl bad lines named and good lines indexed, long token runs made one passage, copies
+of documents deleted with their originals intact, corruptions of an index found and repaired,
+builders refused or made to wait while another held the index, fuzzed model outputs tried,
+hostile documents tried, concurrent questions completed and units lost (must be 0). The exit
+status is 0 only when every check held.
 
 Everything runs in-process against loopback: a deliberately faulty OpenAI-compatible server
 (`FaultyServer`, evals/faults.py), hostile documents (evals/hostile.py), scripted models and
@@ -28,10 +31,13 @@ from typing import Any
 
 from evals.checks.bad_inputs import check_bad_inputs
 from evals.checks.build_faults import check_faults
+from evals.checks.builders import check_builders
 from evals.checks.common import build_sample_index
 from evals.checks.concurrent_load import check_concurrency
 from evals.checks.extraction_fuzz import check_fuzz
+from evals.checks.index_integrity import check_copies, check_repair
 from evals.checks.injection import check_hostile
+from evals.checks.input_limits import check_input_limits
 from evals.subcommand import add_subcommand
 
 
@@ -47,6 +53,19 @@ def run_doctor(
         "bad_inputs_tried": 0,
         "bad_inputs_rejected_cleanly": 0,
         "good_documents_indexed": 0,
+        "jsonl_bad_lines_tried": 0,
+        "jsonl_bad_lines_named": 0,
+        "jsonl_good_lines_tried": 0,
+        "jsonl_good_lines_indexed": 0,
+        "long_runs_tried": 0,
+        "long_runs_one_passage": 0,
+        "copies_deleted": 0,
+        "originals_changed": 0,
+        "corruptions_made": 0,
+        "corruptions_found": 0,
+        "disagreements_after_repair": 0,
+        "builders_refused": 0,
+        "builders_waited": 0,
         "fuzzed_outputs_tried": 0,
         "ungrounded_units_kept": 0,
         "hostile_documents_tried": 0,
@@ -79,7 +98,11 @@ def run_doctor(
         timed("faults", lambda: check_faults(work, embedder, figures))
         timed("fuzz", lambda: check_fuzz(figures, fuzz_examples, seed))
         timed("bad_inputs", lambda: check_bad_inputs(work, embedder, figures))
+        timed("input_limits", lambda: check_input_limits(work, embedder, figures))
+        timed("copies", lambda: check_copies(work, embedder, figures))
+        timed("builders", lambda: check_builders(work, embedder, figures))
         sample = timed("sample_index", lambda: build_sample_index(work / "sample", embedder))
+        timed("repair", lambda: check_repair(sample, work, embedder, figures))
         timed("hostile", lambda: check_hostile(sample, figures))
         timed("concurrency", lambda: check_concurrency(sample, figures, concurrent, rounds))
     finally:
@@ -108,6 +131,14 @@ def run_doctor(
         and figures["units_duplicated"] == 0
         and figures["faults_survived"] == figures["faults_injected"]
         and figures["bad_inputs_rejected_cleanly"] == figures["bad_inputs_tried"]
+        and figures["jsonl_bad_lines_named"] == figures["jsonl_bad_lines_tried"]
+        and figures["jsonl_good_lines_indexed"] == figures["jsonl_good_lines_tried"]
+        and figures["long_runs_one_passage"] == figures["long_runs_tried"]
+        and figures["copies_deleted"] > 0
+        and figures["originals_changed"] == 0
+        and figures["corruptions_found"] == figures["corruptions_made"] > 0
+        and figures["disagreements_after_repair"] == 0
+        and figures["builders_refused"] == figures["builders_waited"] == 1
         and figures["ungrounded_units_kept"] == 0
         and figures["fence_breakouts"] == 0
         and figures["tool_calls_outside_graph"] == 0

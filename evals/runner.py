@@ -40,7 +40,8 @@ from evals.scoring import corpus_maps
 from evals.system_run import load_rows, run_system
 from evals.systems import SYSTEMS, Env
 from indexes.build import EXTRACT_CHOICES, Builder, BuildReport, extraction_key, extractors
-from indexes.documents import content_hash, make_passages
+from indexes.catalog import extraction_cache_key
+from indexes.documents import make_passages
 from indexes.index import Index, open_index
 
 _INDEX_META = "evals-index.json"
@@ -197,7 +198,7 @@ def extraction_cost(
     prompt = completion = 0
     if extractor is not None:
         key = extraction_key(extractor)
-        keys = [content_hash(key, p.hash, length=24) for p in passages]
+        keys = [extraction_cache_key(key, p.hash) for p in passages]
         prompt, completion = index.catalog.extraction_tokens(keys)
     spent = prompt + completion
     return {

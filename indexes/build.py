@@ -19,24 +19,23 @@ from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
-from indexes.catalog import DocumentRecord
-from indexes.documents import (
-    Document,
-    Passage,
-    content_hash,
-    make_passages,
+from indexes.catalog import (
+    NO_EXTRACTION,
+    DocumentRecord,
+    extraction_cache_key,
+    extractor_keys,
+    join_extractors,
 )
+from indexes.documents import MAX_SENTENCE_CHARS, Document, Passage, long_runs, make_passages
 from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
 from indexes.index import Index
 from indexes.inflight import ordered_map
 from indexes.locks import builder_lock
 from indexes.mentions import MentionScanner
 from indexes.nlp_extraction import NlpExtractor
-from indexes.store_writes import remove_content, store_units
+from indexes.store_writes import remove_content, store_passage_vectors, store_units
 from indexes.units import ReasoningUnit, entity_key, merge_units
 from prompts import EXTRACTION_PROMPT_VERSION
-
-NO_EXTRACTION = "none"
 
 
 @dataclass
@@ -64,6 +63,8 @@ class BuildReport:
     completion_tokens: int = 0
     failed_passages: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # what was indexed other than as written (a run with no space cut to its opening)
+    warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     in_flight: int = 0  # model requests under way now
     peak_in_flight: int = 0
@@ -106,6 +107,29 @@ def extraction_key(model: BaseChatModel | None) -> str:
     return f"{name}|{EXTRACTION_PROMPT_VERSION}|{GROUNDING_VERSION}"
 
 
+def rebased(units_json: str, passage: Passage) -> list[ReasoningUnit]:
+    """The units of a cached extraction row, as units of `passage`.
+
+    The cache is keyed by content, so the row may come from another document's passage with the
+    same text: its units are rebased onto this passage (their ids derive from it, their sentences
+    are this passage's), so no two documents ever share a unit.
+    """
+    return [
+        ReasoningUnit.model_validate(
+            {
+                **u,
+                "id": "",
+                "passage_id": passage.id,
+                "doc_id": passage.doc_id,
+                "sentence_ids": [
+                    f"{passage.id}:{s.rsplit(':', 1)[1]}" for s in u.get("sentence_ids", [])
+                ],
+            }
+        )
+        for u in json.loads(units_json)
+    ]
+
+
 class Builder:
     """Adds, replaces and deletes documents in an `Index`."""
 
@@ -137,7 +161,7 @@ class Builder:
         parts = [nlp.key] if nlp is not None else []
         if model is not None:
             parts.append(extraction_key(model))
-        self.key = " + ".join(parts) or NO_EXTRACTION
+        self.key = join_extractors(parts)
         self.batch_passages = batch_passages
         self.concurrency = concurrency
         self.wait = wait
@@ -198,6 +222,12 @@ class Builder:
         todo, report.documents_skipped = self.plan(documents, report.already_indexed)
         if self.key != NO_EXTRACTION and todo:
             self.index.record_model(self.key)
+        report.warnings += [
+            f"{doc.source or doc.id}: a run of {length:,} characters with no space is kept as "
+            f"its first {MAX_SENTENCE_CHARS:,}, in one passage"
+            for doc, _rec in todo
+            for length in long_runs(doc.text)
+        ]
         work = [
             (doc, rec, make_passages(doc, self.index.config.passage_chars)) for doc, rec in todo
         ]
@@ -250,15 +280,7 @@ class Builder:
         fresh = [
             p for doc, rec, passages in batch if rec is None or doc.id in changed for p in passages
         ]
-        if fresh:
-            vectors = idx.embed([f"{p.title}: {p.text}" for p in fresh])
-            idx.vectors.upsert(
-                "passages",
-                [p.id for p in fresh],
-                vectors,
-                [p.text for p in fresh],
-                [{"doc_id": p.doc_id, "title": p.title, "position": p.position} for p in fresh],
-            )
+        store_passage_vectors(idx, fresh)
 
         parsed = self._parse([p for _d, _r, ps in batch for p in ps], report)
         units_by_doc: dict[str, list[ReasoningUnit]] = {}
@@ -310,30 +332,34 @@ class Builder:
     def _units_of(
         cached: tuple[str, int, int, int], passage: Passage, report: BuildReport
     ) -> list[ReasoningUnit]:
-        """The units of a cached extraction row, its counts added to the report.
-
-        The cache is keyed by content, so the row may come from another document's passage with
-        the same text: its units are rebased onto this passage (their ids derive from it, their
-        sentences are this passage's), so no two documents ever share a unit.
-        """
+        """The units of a cached extraction row, its counts added to the report."""
         units_json, proposed, ungrounded, invalid = cached
         report.proposed += proposed
         report.ungrounded += ungrounded
         report.invalid += invalid
-        return [
-            ReasoningUnit.model_validate(
-                {
-                    **u,
-                    "id": "",
-                    "passage_id": passage.id,
-                    "doc_id": passage.doc_id,
-                    "sentence_ids": [
-                        f"{passage.id}:{s.rsplit(':', 1)[1]}" for s in u.get("sentence_ids", [])
-                    ],
-                }
+        return rebased(units_json, passage)
+
+    def expected_units(
+        self, record: DocumentRecord, passage: Passage
+    ) -> list[ReasoningUnit] | None:
+        """The units a document's extractors give one of its passages, from the extraction cache.
+
+        What an index repair holds the stored units to. A passage the cache lacks is parsed
+        again when the parser is this builder's; else (a model's result lost, or a passage the
+        model failed on) there is no telling, and None says so.
+        """
+        groups = []
+        for extractor in extractor_keys(record.extract_key):
+            cached = self.index.catalog.cached_extraction(
+                extraction_cache_key(extractor, passage.hash)
             )
-            for u in json.loads(units_json)
-        ]
+            if cached is not None:
+                groups.append(rebased(cached[0], passage))
+            elif self.nlp is not None and extractor == self.nlp.key:
+                groups.append(self.nlp.extract([passage])[0].units)
+            else:
+                return None
+        return merge_units(*groups)
 
     def _cache(
         self,
@@ -363,9 +389,7 @@ class Builder:
         units: dict[str, list[ReasoningUnit]] = {}
         todo = []
         for passage in passages:
-            cached = self._cached(
-                content_hash(self.nlp.key, passage.hash, length=24), passage, report
-            )
+            cached = self._cached(extraction_cache_key(self.nlp.key, passage.hash), passage, report)
             if cached is None:
                 todo.append(passage)
             else:
@@ -378,13 +402,13 @@ class Builder:
                 report.skipped[result.skipped] += 1
                 continue
             report.proposed += len(result.units)
-            key = content_hash(self.nlp.key, passage.hash, length=24)
+            key = extraction_cache_key(self.nlp.key, passage.hash)
             self._cache(key, passage, result.units, (len(result.units), 0, 0))
         return units
 
     def _model_cache_key(self, passage: Passage) -> str:
         assert self.model is not None
-        return content_hash(extraction_key(self.model), passage.hash, length=24)
+        return extraction_cache_key(extraction_key(self.model), passage.hash)
 
     def _fetch(self, passage: Passage, report: BuildReport) -> Fetched:
         """A passage's cached model extraction, else one model call's result (on a worker thread)."""

@@ -10,13 +10,34 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexes.documents import Passage, Sentence
+from indexes.documents import Passage, Sentence, content_hash
 from indexes.units import entity_key
+
+# A document's extraction key: its extractors' keys joined, or this when it has none.
+NO_EXTRACTION = "none"
+_JOIN = " + "
+
+
+def join_extractors(keys: Sequence[str]) -> str:
+    """The extraction key of a document built by these extractors (their keys and versions)."""
+    return _JOIN.join(keys) or NO_EXTRACTION
+
+
+def extractor_keys(extract_key: str) -> list[str]:
+    """The keys of the extractors a document's extraction key names ([] for none)."""
+    return [] if extract_key == NO_EXTRACTION else extract_key.split(_JOIN)
+
+
+def extraction_cache_key(extractor: str, passage_hash: str) -> str:
+    """Where the extraction cache keeps one extractor's result for a passage's content."""
+    return content_hash(extractor, passage_hash, length=24)
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -226,6 +247,16 @@ class Catalog:
         )
         return [r[0] for r in rows]
 
+    def passage_rows(self) -> list[tuple[str, str, int]]:
+        """(passage id, document id, position) of every passage, in no set order."""
+        return [tuple(r) for r in self.db.execute("SELECT pid, doc_id, position FROM passages")]
+
+    def delete_passages(self, pids: Sequence[str]) -> None:
+        """Forget passages and their mentions (their documents' records stay)."""
+        with self.transaction() as db:
+            db.executemany("DELETE FROM mentions WHERE pid=?", [(p,) for p in pids])
+            db.executemany("DELETE FROM passages WHERE pid=?", [(p,) for p in pids])
+
     def iter_passages(self, batch: int = 2000) -> Iterator[Passage]:
         """Every stored passage."""
         cursor = self.db.execute("SELECT * FROM passages ORDER BY doc_id, position")
@@ -296,8 +327,15 @@ class Catalog:
         return [r[0] for r in self.db.execute("SELECT uid FROM units WHERE doc_id=?", (doc_id,))]
 
     def unit_rows(self) -> list[tuple[str, str, str]]:
-        """(unit id, passage id, document id) of every unit, in no set order."""
-        return [tuple(r) for r in self.db.execute("SELECT uid, pid, doc_id FROM units")]
+        """(unit id, passage id, document id) of every unit, in the order they were recorded."""
+        return [
+            tuple(r) for r in self.db.execute("SELECT uid, pid, doc_id FROM units ORDER BY rowid")
+        ]
+
+    def delete_unit_rows(self, uids: Sequence[str]) -> None:
+        """Forget units by id."""
+        with self.transaction() as db:
+            db.executemany("DELETE FROM units WHERE uid=?", [(u,) for u in uids])
 
     def delete_units(self, doc_id: str) -> None:
         """Forget a document's units (before replacing them)."""
@@ -313,6 +351,18 @@ class Catalog:
     def mention_pairs(self) -> list[tuple[str, str]]:
         """Every (normalized name, passage id) pair recorded, in no set order."""
         return [tuple(r) for r in self.db.execute("SELECT name, pid FROM mentions")]
+
+    def stray_mentions(self) -> list[str]:
+        """The passages that mentions name but the catalog does not hold."""
+        rows = self.db.execute(
+            "SELECT DISTINCT pid FROM mentions WHERE pid NOT IN (SELECT pid FROM passages)"
+        )
+        return [r[0] for r in rows]
+
+    def drop_stray_mentions(self) -> None:
+        """Forget the mentions of passages the catalog does not hold."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM mentions WHERE pid NOT IN (SELECT pid FROM passages)")
 
     def mentioning(self, name_key: str, limit: int = -1) -> list[str]:
         """Passages whose text mentions the normalized name (at most `limit`; -1: all)."""
@@ -375,19 +425,44 @@ class Catalog:
             )
 
     # figures --------------------------------------------------------------------------------
-    def extraction_tokens(self, keys: Sequence[str]) -> tuple[int, int]:
-        """Prompt and completion tokens the cached extractions under `keys` cost, summed."""
-        prompt = completion = 0
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            row = self.db.execute(
-                "SELECT COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0) "
-                f"FROM extractions WHERE key IN ({','.join('?' * len(chunk))})",
+    def _extraction_sums(self, keys: Sequence[str], columns: str) -> list[int]:
+        """The sums of `columns` over the cache rows of `keys`, a key counted as often as given."""
+        times = Counter(keys)
+        wanted = list(times)
+        sums = [0] * len(columns.split(","))
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = self.db.execute(
+                f"SELECT key, {columns} FROM extractions "
+                f"WHERE key IN ({','.join('?' * len(chunk))})",
                 chunk,
-            ).fetchone()
-            prompt += int(row[0])
-            completion += int(row[1])
+            )
+            for key, *values in rows:
+                sums = [s + times[key] * int(v) for s, v in zip(sums, values, strict=True)]
+        return sums
+
+    def extraction_tokens(self, keys: Sequence[str]) -> tuple[int, int]:
+        """Prompt and completion tokens the cached extractions under `keys` cost, each key once."""
+        prompt, completion = self._extraction_sums(
+            list(dict.fromkeys(keys)), "prompt_tokens, completion_tokens"
+        )
         return prompt, completion
+
+    def current_cache_keys(self) -> list[str]:
+        """The cache key of every extractor of every passage indexed now, once per passage.
+
+        A cache row outlives the passages it was made for (a delete or an edit keeps it for
+        reuse) and serves every passage with the same content, so figures about what the index
+        holds count rows through these keys, not the rows themselves.
+        """
+        rows = self.db.execute(
+            "SELECT p.*, d.extract_key FROM passages p JOIN documents d ON d.doc_id = p.doc_id"
+        )
+        return [
+            extraction_cache_key(extractor, self._passage(row[:-1]).hash)
+            for row in rows
+            for extractor in extractor_keys(row[-1])
+        ]
 
     def is_empty(self) -> bool:
         """Whether no document was ever recorded (a new index, or one emptied by deletes)."""
@@ -397,9 +472,13 @@ class Catalog:
         """Figures for `resin stats`."""
         one = self.db.execute
         kinds = dict(one("SELECT kind, COUNT(*) FROM units GROUP BY kind").fetchall())
-        proposed, ungrounded, invalid, prompt, completion = one(
-            "SELECT COALESCE(SUM(proposed),0), COALESCE(SUM(ungrounded),0), COALESCE(SUM(invalid),0),"
-            " COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0) FROM extractions"
+        # the proposals of the passages indexed now, so that the share kept is of those
+        proposed, ungrounded, invalid = self._extraction_sums(
+            self.current_cache_keys(), "proposed, ungrounded, invalid"
+        )
+        prompt, completion = one(
+            "SELECT COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0) "
+            "FROM extractions"
         ).fetchone()
         return {
             "documents": one("SELECT COUNT(*) FROM documents").fetchone()[0],

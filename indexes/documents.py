@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,8 @@ MAX_PACKED_FILE_BYTES = 200 * 1024 * 1024
 # Between two sections of a document (a heading starts one): no passage spans it.
 SECTION_BREAK = "\f"
 MAX_DOCUMENT_CHARS = 2_000_000
+# The reason of a `.jsonl` line that is not indexed while the file's other lines are.
+BAD_LINE = "bad line"
 MAX_SENTENCE_CHARS = 1000
 # ~350 tokens: a typical document section is one passage, so the extraction prompt's fixed part
 # (~150 tokens) is paid once per section, not once per paragraph.
@@ -55,6 +57,19 @@ _INITIAL_TAIL = re.compile(r"(?:^|\s)[A-Z]\.$")
 # Longer than any abbreviation plus the space before it: the tails above are matched on this many
 # characters, not on the whole pending sentence (which made "J. J. J. …" quadratic).
 _TAIL_CHARS = 12
+# A run of characters with no space longer than a sentence (a line of base64, minified data) is
+# no text anyone reads or cites: it keeps its opening, as one sentence, marked as cut.
+_LONG_RUN = re.compile(rf"\S{{{MAX_SENTENCE_CHARS + 1},}}")
+_CUT = "…"
+# Chat markup: role tags (<system>, </user>, <|im_start|>assistant, [INST]) anywhere, and a role
+# name opening a line ("SYSTEM:", "User:"). Each is a sentence of its own, so it never joins, or
+# is cited inside, a sentence of fact.
+_ROLES = "system|user|assistant|human|developer|tool"
+_MARKUP = re.compile(
+    rf"<\|[\w-]{{1,32}}\|>(?:[ \t]*(?:{_ROLES})\b)?|</?(?:{_ROLES})[ \t]*>|\[/?INST\]"
+    rf"|^[ \t]*(?:{_ROLES})[ \t]*:",
+    re.I | re.M,
+)
 
 
 class DocumentError(ValueError):
@@ -133,27 +148,50 @@ def _wrap(sentence: str, max_chars: int = MAX_SENTENCE_CHARS) -> list[str]:
     return [p for p in pieces if p]
 
 
+def long_runs(text: str) -> list[int]:
+    """The lengths of the runs without a space that `split_sentences` cuts to their opening."""
+    return [m.end() - m.start() for m in _LONG_RUN.finditer(text)]
+
+
+def _segments(block: str) -> Iterator[str]:
+    """A block's text between chat markup, and each piece of markup on its own."""
+    start = 0
+    for match in _MARKUP.finditer(block):
+        yield block[start : match.start()]
+        yield match.group()
+        start = match.end()
+    yield block[start:]
+
+
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences on end punctuation, keeping abbreviations and initials intact.
 
     A "sentence" longer than `MAX_SENTENCE_CHARS` (a line with no end punctuation) is cut at
-    spaces, so no passage, and no prompt or quote match built from one, grows without bound.
+    spaces, so no passage, and no prompt or quote match built from one, grows without bound; a
+    run with no space that long keeps only its opening (`long_runs`). Chat markup (`_MARKUP`)
+    ends the sentence before it and is a sentence of its own.
     """
     pieces: list[str] = []
     for block in re.split(r"\n\s*\n", text):
-        block = " ".join(block.split())
-        if not block:
+        block = _LONG_RUN.sub(lambda m: m.group()[: MAX_SENTENCE_CHARS - len(_CUT)] + _CUT, block)
+        for segment in _segments(block):
+            pieces.extend(_sentences(" ".join(segment.split())))
+    return pieces
+
+
+def _sentences(block: str) -> list[str]:
+    """The sentences of one run of text (whitespace already folded)."""
+    pieces: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(block):
+        tail = block[max(start, match.start() - _TAIL_CHARS) : match.start()]
+        if _ABBREV_TAIL.search(tail) or _INITIAL_TAIL.search(tail):
             continue
-        start = 0
-        for match in _SENTENCE_END.finditer(block):
-            tail = block[max(start, match.start() - _TAIL_CHARS) : match.start()]
-            if _ABBREV_TAIL.search(tail) or _INITIAL_TAIL.search(tail):
-                continue
-            pieces.extend(_wrap(block[start : match.start()].rstrip()))
-            start = match.end()
-        tail = block[start:].strip()
-        if tail:
-            pieces.extend(_wrap(tail))
+        pieces.extend(_wrap(block[start : match.start()].rstrip()))
+        start = match.end()
+    tail = block[start:].strip()
+    if tail:
+        pieces.extend(_wrap(tail))
     return [p for p in pieces if p.strip()]
 
 
@@ -218,8 +256,14 @@ def _check_size(doc_id: str, source: str, text: str) -> None:
         )
 
 
-def read_file(path: Path, root: Path | None = None) -> list[Document]:
-    """Read one supported file into documents, raising `DocumentError` on bad input."""
+def read_file(
+    path: Path, root: Path | None = None, line_errors: list[DocumentError] | None = None
+) -> list[Document]:
+    """Read one supported file into documents, raising `DocumentError` on bad input.
+
+    A `.jsonl` file is read line by line: with `line_errors`, a bad line is added there and the
+    other lines are read; without, the first bad line is raised.
+    """
     # late: indexes.formats imports this module's DocumentError and SECTION_BREAK
     from indexes.formats import read_docx, read_html, read_pdf
 
@@ -246,7 +290,7 @@ def read_file(path: Path, root: Path | None = None) -> list[Document]:
     else:
         text = _decode(path, path.read_bytes())
         if suffix == ".jsonl":
-            return list(_read_jsonl(path, text))
+            return _read_jsonl(path, text, line_errors)
         title, body = _title_of(path, text)
     rel = path.relative_to(root) if root and path.is_relative_to(root) else Path(path.name)
     doc_id = rel.with_suffix("").as_posix()
@@ -262,32 +306,59 @@ def stem_title(path: Path) -> str:
 
 
 def jsonl_records(
-    path: Path, text: str, error: type[ValueError] = DocumentError
+    path: Path,
+    text: str,
+    error: type[ValueError] = DocumentError,
+    bad_line: Callable[[ValueError], None] | None = None,
 ) -> Iterator[tuple[int, Any]]:
-    """(line number, decoded value) of each non-blank line; `error` names a malformed one."""
+    """(line number, decoded value) of each non-blank line; `error` names a malformed one.
+
+    The error is raised, or with `bad_line` handed to it and the next line read.
+    """
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             yield lineno, json.loads(line)
         except json.JSONDecodeError as exc:
-            raise error(f"{path}:{lineno}: malformed JSON ({exc.msg})") from exc
+            problem = error(f"{path}:{lineno}: malformed JSON ({exc.msg})")
+            if bad_line is None:
+                raise problem from exc
+            bad_line(problem)
 
 
-def _read_jsonl(path: Path, text: str) -> Iterator[Document]:
+def _read_jsonl(path: Path, text: str, line_errors: list[DocumentError] | None) -> list[Document]:
+    """The documents of a JSONL file's good lines; each bad line is one error naming it."""
+    documents: list[Document] = []
     seen: set[str] = set()
-    for lineno, record in jsonl_records(path, text):
+
+    def bad(problem: object) -> None:
+        error = DocumentError(str(problem), BAD_LINE)
+        if line_errors is None:
+            raise error
+        line_errors.append(error)
+
+    for lineno, record in jsonl_records(path, text, bad_line=bad):
+        where = f"{path}:{lineno}"
         if not isinstance(record, dict) or not isinstance(record.get("text"), str):
-            raise DocumentError(f"{path}:{lineno}: expected an object with a string 'text'")
+            bad(f"{where}: expected an object with a string 'text'")
+            continue
         doc_id = str(record.get("id") or record.get("title") or f"{path.stem}-{lineno}")
         if doc_id in seen:
-            raise DocumentError(f"{path}:{lineno}: duplicate document id {doc_id!r}")
-        seen.add(doc_id)
+            bad(f"{where}: duplicate document id {doc_id!r}")
+            continue
         if not record["text"].strip():
-            raise DocumentError(f"{path}:{lineno}: document {doc_id!r} has empty text")
-        _check_size(doc_id, f"{path}:{lineno}", record["text"])
+            bad(f"{where}: document {doc_id!r} has empty text")
+            continue
+        try:
+            _check_size(doc_id, where, record["text"])
+        except DocumentError as exc:
+            bad(exc)
+            continue
+        seen.add(doc_id)
         title = str(record.get("title") or doc_id)
-        yield Document(id=doc_id, title=title, text=record["text"], source=f"{path}:{lineno}")
+        documents.append(Document(id=doc_id, title=title, text=record["text"], source=where))
+    return documents
 
 
 def iter_files(paths: Iterable[str | Path]) -> Iterator[tuple[Path, Path | None]]:
@@ -317,7 +388,7 @@ def iter_files(paths: Iterable[str | Path]) -> Iterator[tuple[Path, Path | None]
 
 
 def load_documents(paths: Iterable[str | Path]) -> tuple[list[Document], list[DocumentError]]:
-    """Load every document under `paths`; bad files become errors while the rest still load."""
+    """Load every document under `paths`; bad files and bad lines become errors, the rest loads."""
     documents: list[Document] = []
     errors: list[DocumentError] = []
     seen: dict[str, str] = {}
@@ -325,12 +396,16 @@ def load_documents(paths: Iterable[str | Path]) -> tuple[list[Document], list[Do
         try:
             if not path.exists():
                 raise DocumentError(f"{path}: no such file or folder", "missing")
-            for doc in read_file(path, root):
+            for doc in read_file(path, root, errors):
                 if doc.id in seen:
-                    raise DocumentError(
-                        f"{doc.source}: duplicate document id {doc.id!r} (also in {seen[doc.id]})",
-                        "duplicate id",
+                    errors.append(
+                        DocumentError(
+                            f"{doc.source}: duplicate document id {doc.id!r} "
+                            f"(also in {seen[doc.id]})",
+                            BAD_LINE if path.suffix.lower() == ".jsonl" else "duplicate id",
+                        )
                     )
+                    continue
                 seen[doc.id] = doc.source
                 documents.append(doc)
         except DocumentError as exc:

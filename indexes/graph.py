@@ -12,7 +12,7 @@ import heapq
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,9 @@ from indexes.documents import content_hash
 from indexes.units import ReasoningUnit, entity_key
 
 DEFAULT_MERGE_THRESHOLD = 0.85
+# Where a unit id is held: a node (one id) or an edge (head, tail).
+Place = tuple[str, ...]
+Edge = tuple[str, str]
 
 
 def _possessed(a: str, b: str) -> bool:
@@ -38,21 +41,43 @@ def _possessed(a: str, b: str) -> bool:
     return of(a, b) or of(b, a)
 
 
+class GraphUnreadableError(ValueError):
+    """The graph file is not a graph resin wrote (truncated, overwritten)."""
+
+
 class EntityGraph:
     """A networkx DiGraph of entity clusters with unit provenance on nodes and edges."""
 
-    def __init__(self, path: Path, merge_threshold: float = DEFAULT_MERGE_THRESHOLD) -> None:
-        """Load the graph at `path` if it exists, else start empty."""
+    def __init__(
+        self,
+        path: Path,
+        merge_threshold: float = DEFAULT_MERGE_THRESHOLD,
+        unreadable_ok: bool = False,
+    ) -> None:
+        """Load the graph at `path` if it exists, else start empty.
+
+        A file that cannot be read is refused (`GraphUnreadableError`), or with `unreadable_ok`
+        (an index check or repair) the graph starts empty and `unreadable` says why.
+        """
         self.path = path
         self.merge_threshold = merge_threshold
+        self.unreadable: str | None = None
         self.g: nx.DiGraph = nx.DiGraph()
-        if path.exists():
-            data = json.loads(path.read_text(encoding="utf-8"))
-            self.g = nx.node_link_graph(data, directed=True, edges="links")
         self._by_key: dict[str, str] = {}
-        for node, attrs in self.g.nodes(data=True):
-            for name in attrs["names"]:
-                self._by_key[entity_key(name)] = node
+        try:
+            if path.exists():
+                data = json.loads(path.read_text(encoding="utf-8"))
+                self.g = nx.node_link_graph(data, directed=True, edges="links")
+            for node, attrs in self.g.nodes(data=True):
+                for name in attrs["names"]:
+                    self._by_key[entity_key(name)] = node
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self.unreadable = f"graph {path} cannot be read ({type(exc).__name__}: {exc})"[:300]
+            if not unreadable_ok:
+                raise GraphUnreadableError(
+                    f"{self.unreadable}; `resin index --repair` rebuilds it from the catalog"
+                ) from None
+            self.g, self._by_key = nx.DiGraph(), {}
         self._vec_ids: list[str] = []
         self._row: dict[str, int] = {}
         self._vecs = np.zeros((0, 0), dtype=np.float32)
@@ -263,17 +288,24 @@ class EntityGraph:
         gone = set(unit_ids)
         if not gone:
             return []
+        return self._drop(lambda unit_id, _place: unit_id not in gone)
+
+    def _drop(self, keep: Callable[[str, Place], bool]) -> list[str]:
+        """Drop unit ids where `keep` says they do not belong; remove emptied edges and orphans.
+
+        Returns the keys of the removed nodes' names.
+        """
         self._forget_steps()
         self._node_row.clear()
         for h, t, attrs in list(self.g.edges(data=True)):
-            kept = [u for u in attrs["provenance"] if u not in gone]
+            kept = [u for u in attrs["provenance"] if keep(u, (h, t))]
             if not kept:
                 self.g.remove_edge(h, t)
             elif len(kept) != len(attrs["provenance"]):
                 attrs["provenance"], attrs["weight"] = kept, len(kept)
         removed_keys: list[str] = []
         for node, attrs in list(self.g.nodes(data=True)):
-            attrs["units"] = [u for u in attrs["units"] if u not in gone]
+            attrs["units"] = [u for u in attrs["units"] if keep(u, (node,))]
             if not attrs["units"] and self.g.degree(node) == 0:
                 keys = [entity_key(n) for n in attrs["names"]]
                 removed_keys.extend(keys)
@@ -281,12 +313,83 @@ class EntityGraph:
         for key in removed_keys:
             self._by_key.pop(key, None)
         if removed_keys:
-            keep = [i for i, k in enumerate(self._vec_ids) if k in self._by_key]
-            kept_keys, kept_vecs = [self._vec_ids[i] for i in keep], self._vecs[keep]
+            keep_rows = [i for i, k in enumerate(self._vec_ids) if k in self._by_key]
+            kept_keys, kept_vecs = [self._vec_ids[i] for i in keep_rows], self._vecs[keep_rows]
             self._vec_ids, self._vecs, self._row = [], np.zeros((0, 0), dtype=np.float32), {}
-            if keep:
+            if keep_rows:
                 self._append_vectors(kept_keys, kept_vecs)
         return removed_keys
+
+    # agreement with the catalog's units ---------------------------------------------------
+    def _places(self, unit: ReasoningUnit) -> list[Place] | None:
+        """Where `add_units` puts a unit; None when a node it names is not in the graph.
+
+        Its head node, and for an edge the edge and its tail node (an edge whose ends merged into
+        one node is no edge).
+        """
+        head, *rest = _endpoints(unit)
+        if not entity_key(head):
+            return []
+        h = self.node_of(head)
+        if h is None:
+            return None
+        places: list[Place] = [(h,)]
+        if unit.edge is None or not entity_key(rest[0]):
+            return places
+        t = self.node_of(rest[0])
+        if t is None:
+            return None
+        return places if t == h else [*places, (h, t), (t,)]
+
+    def _allowed(self, units: Mapping[str, ReasoningUnit]) -> dict[str, set[Place]]:
+        return {uid: set(self._places(unit) or ()) for uid, unit in units.items()}
+
+    def unsupported(
+        self, units: Mapping[str, ReasoningUnit], unknown: Collection[str] = ()
+    ) -> tuple[list[Edge], list[str]]:
+        """The edges and nodes holding a unit id that no unit of `units` puts there.
+
+        A unit the catalog no longer has, an edge added by hand; and an edge with no unit at all.
+        The ids in `unknown` (units whose record cannot be read) are not judged.
+        """
+        allowed = self._allowed(units)
+
+        def stray(unit_id: str, place: Place) -> bool:
+            return place not in allowed.get(unit_id, ()) and unit_id not in unknown
+
+        edges = [
+            (h, t)
+            for h, t, attrs in self.g.edges(data=True)
+            if not attrs["provenance"] or any(stray(u, (h, t)) for u in attrs["provenance"])
+        ]
+        nodes = [
+            node
+            for node, attrs in self.g.nodes(data=True)
+            if any(stray(u, (node,)) for u in attrs["units"])
+        ]
+        return edges, nodes
+
+    def missing(self, units: Mapping[str, ReasoningUnit]) -> list[ReasoningUnit]:
+        """The units of `units` that the graph does not hold everywhere `add_units` puts them."""
+        absent = []
+        for unit in units.values():
+            places = self._places(unit)
+            if places is None or not all(self._holds(place, unit.id) for place in places):
+                absent.append(unit)
+        return absent
+
+    def _holds(self, place: Place, unit_id: str) -> bool:
+        if len(place) == 1:
+            return unit_id in self.g.nodes[place[0]]["units"]
+        return self.g.has_edge(*place) and unit_id in self.g.edges[place]["provenance"]
+
+    def prune(self, units: Mapping[str, ReasoningUnit]) -> list[str]:
+        """Drop every unit id from where no unit of `units` puts it (what `unsupported` finds).
+
+        Returns the keys of the nodes removed as orphans.
+        """
+        allowed = self._allowed(units)
+        return self._drop(lambda unit_id, place: place in allowed.get(unit_id, ()))
 
     # reading --------------------------------------------------------------------------------
     def names(self, node: str) -> list[str]:
@@ -322,7 +425,10 @@ class EntityGraph:
         return {"graph_nodes": self.node_count(), "graph_edges": self.edge_count()}
 
     def save(self) -> None:
-        """Write the graph atomically: a temp file in the same folder, then rename over."""
+        """Write the graph atomically: a temp file in the same folder, then rename over.
+
+        What is written can be read again, so an unreadable file is no longer one.
+        """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = nx.node_link_data(self.g, edges="links")
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".graph-", suffix=".json")
@@ -332,6 +438,7 @@ class EntityGraph:
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, self.path)
+            self.unreadable = None
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

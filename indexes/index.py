@@ -32,6 +32,7 @@ from indexes.stores import (
     rename_collections,
     store_name,
 )
+from indexes.units import ReasoningUnit
 from prompts import EXTRACTION_PROMPT_VERSION
 
 SCHEMA_VERSION = "1"
@@ -112,14 +113,20 @@ class Index:
     """An opened index: the SQLite catalog, the Chroma collections, the graph and the manifest."""
 
     def __init__(
-        self, config: IndexConfig, embedder: Embedder, create: bool = True, migrate: bool = False
+        self,
+        config: IndexConfig,
+        embedder: Embedder,
+        create: bool = True,
+        migrate: bool = False,
+        checking: bool = False,
     ) -> None:
         """Open the index, refusing one built with another embedder.
 
         `create=False` (readers: ask, chat, stats, the graph) refuses a folder with no index
         rather than answering from an empty one. `migrate` moves the vectors of an index built
         before per-index collection names into its own collections on a Chroma server (an
-        embedded store belongs to its index alone and is migrated on open).
+        embedded store belongs to its index alone and is migrated on open). `checking` (an
+        integrity check or repair) opens a graph file that cannot be read as an empty graph.
         """
         self.config = config
         self.embedder = embedder
@@ -145,7 +152,9 @@ class Index:
             store_name(config.path, config.chroma_host, config.chroma_port),
             create=self.catalog.is_empty(),
         )
-        self.graph = EntityGraph(config.path / "graph.json", config.merge_threshold)
+        self.graph = EntityGraph(
+            config.path / "graph.json", config.merge_threshold, unreadable_ok=checking
+        )
         self._query_vectors = _VectorCache(_QUERY_CACHE_SIZE)
         # Passage ids derive from content, so a cached vector never goes stale.
         self._passage_vectors = _VectorCache(_PASSAGE_CACHE_SIZE)
@@ -242,6 +251,16 @@ class Index:
         )
         return np.stack([found[t] for t in texts])
 
+    def units(self, unit_ids: Sequence[str]) -> list[ReasoningUnit]:
+        """The stored units among `unit_ids` (their full record is Chroma metadata), in no order."""
+        found = []
+        for start in range(0, len(unit_ids), 5000):
+            found += [
+                ReasoningUnit.model_validate_json(h.metadata["unit"])
+                for h in self.vectors.get("units", unit_ids[start : start + 5000])
+            ]
+        return found
+
     def passage_vectors(self, pids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The stored passages among `pids` and their vectors, through an LRU cache.
 
@@ -282,6 +301,7 @@ def open_index(
     *,
     create: bool = False,
     migrate: bool = False,
+    checking: bool = False,
     chroma_host: str | None = None,
     chroma_port: int = 8000,
     passage_chars: int = DEFAULT_PASSAGE_CHARS,
@@ -292,7 +312,8 @@ def open_index(
     Only a build creates an index (`create`): a reader given a folder with no index gets
     `IndexNotFoundError` rather than an empty index. `chroma_host`/`chroma_port` put the vectors on
     a Chroma server; `passage_chars` and `merge_threshold` are how a build splits documents and
-    merges entity names. `migrate` moves an older index's vectors into its own collections.
+    merges entity names. `migrate` moves an older index's vectors into its own collections;
+    `checking` opens an unreadable graph file as empty, for `indexes.integrity` to report or rebuild.
     """
     config = IndexConfig(
         path=Path(path),
@@ -303,4 +324,4 @@ def open_index(
     )
     if embedder is None or isinstance(embedder, str):
         embedder = make_embedder(embedder)
-    return Index(config, embedder, create=create, migrate=migrate)
+    return Index(config, embedder, create=create, migrate=migrate, checking=checking)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from indexes.documents import content_hash
+import numpy as np
+
+from indexes.documents import Passage, content_hash
 from indexes.index import Index
 from indexes.units import ReasoningUnit, entity_key
 
@@ -30,19 +32,33 @@ def remove_content(index: Index, doc_ids: Sequence[str], passages: bool, scanned
         index.vectors.delete(
             "passages", [p for d in doc_ids for p in index.catalog.doc_passage_ids(d)]
         )
-    removed = index.graph.remove_units(uids)
-    index.vectors.delete("entities", ["e" + content_hash(k) for k in removed])
-    orphaned = [k for k in removed if not index.catalog.titled(k)]
-    if orphaned:
-        index.catalog.forget_names(orphaned)
-        scanned.difference_update(orphaned)
+    forget_removed_names(index, index.graph.remove_units(uids), scanned)
     index.graph.save()
     for doc_id in doc_ids:
         index.catalog.delete_units(doc_id)
 
 
+def store_passage_vectors(index: Index, passages: Sequence[Passage]) -> None:
+    """Passages' vectors (of their title and text) and texts into Chroma."""
+    if not passages:
+        return
+    index.vectors.upsert(
+        "passages",
+        [p.id for p in passages],
+        index.embed([f"{p.title}: {p.text}" for p in passages]),
+        [p.text for p in passages],
+        [{"doc_id": p.doc_id, "title": p.title, "position": p.position} for p in passages],
+    )
+
+
 def store_units(index: Index, units: list[ReasoningUnit], scanned: set[str]) -> None:
     """Units into Chroma, their names clustered into the graph (new names into `entities`)."""
+    store_unit_vectors(index, units)
+    add_to_graph(index, units, scanned)
+
+
+def store_unit_vectors(index: Index, units: Sequence[ReasoningUnit]) -> None:
+    """Units' vectors and records into Chroma (a unit's whole record is its metadata)."""
     if not units:
         return
     index.vectors.upsert(
@@ -64,6 +80,16 @@ def store_units(index: Index, units: list[ReasoningUnit], scanned: set[str]) -> 
             for u in units
         ],
     )
+
+
+def add_to_graph(index: Index, units: Sequence[ReasoningUnit], scanned: set[str]) -> None:
+    """Units' names clustered into the graph, new names' vectors into `entities`.
+
+    The names of model units wait for the end-of-build mention scan (parser names are not
+    scanned for: see `MentionScanner.scan_new_names`).
+    """
+    if not units:
+        return
     names = [n for u in units for n in (u.edge[::2] if u.edge else (u.subject,))]
     index.catalog.add_unscanned(
         k
@@ -77,13 +103,34 @@ def store_units(index: Index, units: list[ReasoningUnit], scanned: set[str]) -> 
         first_name.setdefault(entity_key(name), name)
     unknown = index.graph.unknown_keys(names)
     vectors = index.embed([first_name[k] for k in unknown])
-    by_key = {k: vectors[i] for i, k in enumerate(unknown)}
-    index.graph.add_units(units, by_key)
-    if unknown:
-        index.vectors.upsert(
-            "entities",
-            ["e" + content_hash(k) for k in unknown],
-            vectors,
-            [first_name[k] for k in unknown],
-            [{"key": k, "node": index.graph.node_of(k) or ""} for k in unknown],
-        )
+    index.graph.add_units(units, {k: vectors[i] for i, k in enumerate(unknown)})
+    store_entity_vectors(index, unknown, [first_name[k] for k in unknown], vectors)
+
+
+def store_entity_vectors(
+    index: Index, keys: Sequence[str], names: Sequence[str], vectors: np.ndarray | None = None
+) -> None:
+    """Entity names' vectors (embedded here unless given) into `entities`, by their keys."""
+    if not keys:
+        return
+    index.vectors.upsert(
+        "entities",
+        [entity_id(k) for k in keys],
+        index.embed(names) if vectors is None else vectors,
+        list(names),
+        [{"key": k, "node": index.graph.node_of(k) or ""} for k in keys],
+    )
+
+
+def entity_id(key: str) -> str:
+    """The id of an entity name's vector in `entities`."""
+    return "e" + content_hash(key)
+
+
+def forget_removed_names(index: Index, keys: Sequence[str], scanned: set[str]) -> None:
+    """After the graph dropped nodes: their names' vectors, and the mentions of names no title has."""
+    index.vectors.delete("entities", [entity_id(k) for k in keys])
+    orphaned = [k for k in keys if not index.catalog.titled(k)]
+    if orphaned:
+        index.catalog.forget_names(orphaned)
+        scanned.difference_update(orphaned)

@@ -66,6 +66,9 @@ class VectorIndex(Protocol):
     def vectors(self, collection: str) -> tuple[list[str], list[list[float]]]:
         """Every id and vector of a collection."""
 
+    def ids(self, collection: str) -> list[str]:
+        """Every id of a collection (nothing else is read)."""
+
     def get_vectors(self, collection: str, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The ids found among those given, and their vectors (one row each)."""
 
@@ -257,6 +260,11 @@ class ChromaIndex:
         return list(res["ids"]), [
             list(map(float, v)) for v in (embeddings if embeddings is not None else [])
         ]
+
+    @_guarded
+    def ids(self, collection: str) -> list[str]:
+        """Every id of a collection."""
+        return list(self._collections[collection].get(include=[])["ids"])
 
     @_guarded
     def get_vectors(self, collection: str, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:

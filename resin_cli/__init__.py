@@ -121,6 +121,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="index documents whose content is already indexed under another id, as copies",
     )
     p.add_argument(
+        "--check",
+        action="store_true",
+        help="check that the catalog, Chroma and the graph agree; exit 1 naming what does not",
+    )
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="make them agree from the sources and the extraction cache (then index any files given)",
+    )
+    p.add_argument(
         "--no-wait",
         action="store_true",
         help="exit 1 if another builder holds the index, instead of waiting for it",
@@ -139,10 +149,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("ask", help="answer a question, streaming, then print its trace")
+    p = sub.add_parser("ask", help="answer a question: the answer, its sentences and sources")
     p.add_argument("question")
     _add_index_args(p)
     _add_model_args(p)
+    p.add_argument(
+        "--trace",
+        "-v",
+        action="store_true",
+        help="also show progress on stderr and print the trace: plan, evidence, chains, time",
+    )
     p.add_argument("--json", action="store_true", help="print the output state as JSON")
     p.add_argument(
         "--chains", type=Path, help="write the chains used (.png/.svg picture or .mmd Mermaid)"

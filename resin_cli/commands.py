@@ -41,9 +41,18 @@ def cmd_index(args: argparse.Namespace) -> int:
     """Add, replace or delete documents."""
     from agent.llm import default_concurrency, make_chat_model
     from indexes.build import Builder, extractors
-    from indexes.documents import load_documents
+    from indexes.documents import BAD_LINE, load_documents
     from indexes.locks import IndexBusyError
 
+    check, repair = getattr(args, "check", False), getattr(args, "repair", False)
+    if check and (args.paths or args.delete or repair):
+        print(
+            "error: --check only reads the index: give no files, --delete or --repair",
+            file=sys.stderr,
+        )
+        return 2
+    if check:
+        return _check_index(args)
     # Read the files first: paths that give nothing to index must not leave an empty index.
     documents, errors = load_documents(args.paths) if args.paths else ([], [])
     for error in errors:
@@ -53,13 +62,15 @@ def cmd_index(args: argparse.Namespace) -> int:
         args.paths
         and not documents
         and not args.delete
+        and not repair
         and not (args.index / "manifest.json").exists()
     ):
         print(f"error: nothing to index in {', '.join(map(str, args.paths))}", file=sys.stderr)
         return 2
     index = index_of(
         args,
-        create=True,
+        create=not repair,  # a repair needs an index to repair
+        checking=repair,
         migrate=getattr(args, "migrate", False),
         passage_chars=args.passage_chars,
         merge_threshold=args.merge_threshold,
@@ -76,6 +87,10 @@ def cmd_index(args: argparse.Namespace) -> int:
             print(f"index {args.index} uses collections {index.manifest['collection_prefix']}*")
             if not args.paths and not args.delete:
                 return 0
+        if repair:
+            status = _repair_index(index, wait, on_wait)
+            if not args.paths and not args.delete:
+                return status
         if args.delete:
             builder = Builder(index, None, wait=wait, on_wait=on_wait)
             for doc_id in args.delete:
@@ -87,9 +102,13 @@ def cmd_index(args: argparse.Namespace) -> int:
             if not args.paths:
                 return status
         if not args.paths:
-            print("error: give files or folders to index (or --delete DOC_ID)", file=sys.stderr)
+            print(
+                "error: give files or folders to index (or --delete DOC_ID, --check, --repair)",
+                file=sys.stderr,
+            )
             return 2
-        not_indexed = Counter(e.reason for e in errors)
+        not_indexed = Counter(e.reason for e in errors if e.reason != BAD_LINE)
+        bad_lines = len(errors) - not_indexed.total()
         model, nlp = extractors(args.extract, lambda: make_chat_model(args.model))
         concurrency = getattr(args, "concurrency", None) or default_concurrency(args.model)
         report = Builder(
@@ -101,13 +120,14 @@ def cmd_index(args: argparse.Namespace) -> int:
             on_wait=on_wait,
             as_new=getattr(args, "as_new", False),
         ).run(documents, progress=progress_bar("indexing"))
-        for problem in report.errors[:20]:
+        for problem in [*report.errors[:20], *report.warnings]:
             print(f"warning: {problem}", file=sys.stderr)
         share = report.grounded_share
+        reasons = ", ".join(f"{n} {r}" for r, n in not_indexed.most_common())
         print(
             f"{report.documents_indexed} documents indexed, {report.documents_skipped} unchanged, "
-            f"{len(errors)} files not indexed"
-            f"{' (' + ', '.join(f'{n} {r}' for r, n in not_indexed.most_common()) + ')' if errors else ''}"
+            f"{not_indexed.total()} files not indexed{f' ({reasons})' if reasons else ''}"
+            f"{f', {bad_lines} .jsonl lines not indexed' if bad_lines else ''}"
             f"; {report.passages} passages, {report.units} units "
             f"({'-' if share is None else f'{100 * share:.0f}%'} of proposed grounded), "
             f"{report.parsed} passages parsed ({report.parse_cache_hits} cached), "
@@ -138,6 +158,39 @@ def cmd_index(args: argparse.Namespace) -> int:
         return 1
     finally:
         index.close()
+
+
+def _check_index(args: argparse.Namespace) -> int:
+    """`resin index --check`: 0 when the catalog, Chroma and the graph agree, else 1."""
+    from indexes.integrity import check_index
+
+    index = index_of(args, checking=True)
+    try:
+        found = check_index(index)
+    finally:
+        index.close()
+    print("\n".join(found.lines()))
+    if found.consistent:
+        return 0
+    print(f"`resin index --repair --index {args.index}` makes them agree again")
+    return 1
+
+
+def _repair_index(index: Any, wait: bool, on_wait: Any) -> int:
+    """`resin index --repair`: mend the index, then check it; 0 when it is consistent."""
+    from indexes.build import Builder
+    from indexes.integrity import check_index, repair_index
+    from indexes.nlp_extraction import NlpExtractor
+
+    # no model: a repair reads the extraction cache, and parses what the cache lacks
+    builder = Builder(index, None, nlp=NlpExtractor(), wait=wait, on_wait=on_wait)
+    repaired = repair_index(builder)
+    print(f"repaired index {index.config.path}: {repaired.summary()}")
+    for problem in repaired.unmended:
+        print(f"error: {problem}", file=sys.stderr)
+    found = check_index(index)
+    print("\n".join(found.lines()))
+    return 0 if found.consistent and not repaired.unmended else 1
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -191,7 +244,10 @@ def _context(args: argparse.Namespace) -> Any:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    """Answer one question, streaming, then print the trace."""
+    """Answer one question, streaming: the answer, its cited sentences, its sources.
+
+    With --trace, progress lines on stderr while it runs and the trace after the answer.
+    """
     from agent.graph import graph
     from agent.resources import get_index
     from agent.trace import dumps, render_trace, write_chains
@@ -215,13 +271,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
         graph,
         {"question": args.question},
         ctx,
-        show_progress=not args.json,
+        show_progress=args.trace and not args.json,
         out=sys.stderr if args.json else None,
     )
     if args.chains:
         write_chains(state.get("chains") or [], args.chains)
         print(f"chains written to {args.chains}", file=sys.stderr)
-    print(dumps(state) if args.json else render_trace(state, index))
+    if args.json:
+        print(dumps(state))
+    elif args.trace:
+        print(render_trace(state, index))
     return 0
 
 

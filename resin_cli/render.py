@@ -53,7 +53,7 @@ def stream_answer(
     Warnings (a failing plan model) go to stderr even when progress is not shown. Returns the final
     state with `timings`: seconds per stage, to the first answer token and in all.
     """
-    from agent.trace import StageClock
+    from agent.trace import StageClock, rewritten
 
     out = out or sys.stdout
     final: dict[str, Any] = {}
@@ -75,7 +75,7 @@ def stream_answer(
                 print(f"warning: {payload['message']}", file=sys.stderr, flush=True)
             elif show_progress:
                 print(_progress_line(payload, hops), file=sys.stderr, flush=True)
-            elif event == "plan" and payload.get("asked"):  # how a follow-up was read, in chat
+            elif event == "plan" and rewritten(payload):  # how a follow-up was read, in chat
                 print(f"(read as: {payload['question']})", file=sys.stderr, flush=True)
         elif mode == "values":
             final = payload
@@ -85,9 +85,11 @@ def stream_answer(
 
 def _progress_line(event: dict[str, Any], hops: int) -> str:
     """One stderr line per progress event; `hops` is the plan's size so far."""
+    from agent.trace import rewritten
+
     kind = event.get("event")
     if kind == "plan":
-        asked = f" (follow-up read as: {event['question']})" if event.get("asked") else ""
+        asked = f" (follow-up read as: {event['question']})" if rewritten(event) else ""
         return f"· plan, {hops} hop(s), {event['seconds']:.2f} s: {event['reason']}{asked}"
     if kind == "hop":
         # a structural hop says what it gathered, a hop of its own question also its answer,

@@ -290,7 +290,4 @@ def chain_of(index: Index, path: list[tuple[str, str]], score: float) -> Chain:
 
 def units_by_id(index: Index, unit_ids: Sequence[str]) -> list[ReasoningUnit]:
     """Units by id (the provenance of chain edges)."""
-    return [
-        ReasoningUnit.model_validate_json(h.metadata["unit"])
-        for h in index.vectors.get("units", unit_ids)
-    ]
+    return index.units(unit_ids)

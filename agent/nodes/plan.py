@@ -162,7 +162,7 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     question = state.get("question", "")  # standalone: `rewrite` resolved a follow-up's pronouns
     asked = state.get("asked", "")
     notes = [f"skipped a non-text part of the message ({kind})" for kind in skipped]
-    if asked:
+    if asked and asked != question:
         notes.append(f"read the follow-up {asked!r} as {question!r}")
     writer = get_stream_writer()
     fresh = {  # each run starts a fresh buffer: a thread's earlier turns must not leak into it

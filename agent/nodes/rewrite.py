@@ -197,6 +197,6 @@ def rewrite(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     question, usage = standalone(typed, turn, make_chat_model(ctx.compose_model))
     return {
         "question": question,
-        "asked": typed if question != typed else "",
+        "asked": typed,
         "usage": Overwrite(usage),
     }

@@ -62,7 +62,8 @@ def write_bad_inputs(folder: Path) -> tuple[list[Path], int]:
     clash = folder / "zz-dup-across.jsonl"  # read after good.md, whose id it repeats
     clash.write_text(json.dumps({"id": "good", "text": "Clash."}) + "\n")
     bad.append(clash)
-    return bad, 2 + len(records)
+    # and the good lines of the two .jsonl files with a bad line ("ok-1", the first "twin")
+    return bad, 2 + len(records) + 2
 
 
 def check_bad_inputs(work: Path, embedder: Any, figures: dict[str, Any]) -> None:

@@ -11,7 +11,7 @@ def test_the_embedded_model_reads_a_follow_up_with_the_previous_turn(sample_inde
     from agent.llm import make_chat_model
 
     (first, _), (second, events) = two_turns(sample_index, make_chat_model("embedded"))
-    assert first["question"] == FIRST and not first["asked"]
+    assert first["question"] == FIRST == first["asked"]
     answer = first["answer"]
     plan = next(e for e in events if e["event"] == "plan")
     assert plan["question"] == second["question"]

@@ -2,14 +2,14 @@
 
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
+from evals.checks.builders import held_by_a_thread
 from indexes.build import Builder
 from indexes.documents import Document
-from indexes.locks import LOCK_NAME, IndexBusyError, builder_lock
+from indexes.locks import LOCK_NAME, IndexBusyError
 from resin_cli import main
 from tests.conftest import SAMPLE_DOCS
 
@@ -63,20 +63,7 @@ def test_a_waiting_builder_runs_once_the_first_is_done(open_index, tmp_path):
     assert report.documents_indexed == 1 and time.monotonic() - started >= 1.0
     assert len(told) == 1 and f"pid {holder.pid}" in told[0]
     # a builder that will not wait, while another thread of this process holds the lock
-    held, release = threading.Event(), threading.Event()
-
-    def holder_thread() -> None:
-        with builder_lock(index.config.path):
-            held.set()
-            release.wait(10)
-
-    thread = threading.Thread(target=holder_thread)
-    thread.start()
-    try:
-        assert held.wait(10)
+    with held_by_a_thread(index.config.path):
         with pytest.raises(IndexBusyError, match="being built by another builder"):
             Builder(index, None, wait=False).delete("orrin")
-    finally:
-        release.set()
-        thread.join()
     assert (index.config.path / LOCK_NAME).exists() and Builder(index, None).delete("orrin")

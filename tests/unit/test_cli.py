@@ -57,3 +57,32 @@ def test_loading_the_embedder_draws_no_progress_bar():
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
     )
     assert "Loading weights" not in run.stderr and "it/s" not in run.stderr
+
+
+def test_ask_prints_the_answer_its_sentences_and_sources_and_the_trace_only_when_asked(
+    sample_index, capsys
+):
+    import json
+
+    from resin_cli import main
+
+    question = "In which port was the designer of the Orrin Dam born?"
+    argv = ["ask", question, "--index", str(sample_index), "--model", "fake"]
+    assert main(argv) == 0
+    plain = capsys.readouterr()
+    lines = plain.out.strip().splitlines()
+    assert lines[0] and "Sources:" in lines and any(line.startswith("- [1] ") for line in lines)
+    assert not any(line.startswith("──") for line in lines) and len(lines) < 15
+    assert not any(line.startswith("· ") for line in plain.err.splitlines())
+    for flag in ("--trace", "-v"):
+        assert main([*argv, flag]) == 0
+        traced = capsys.readouterr()
+        assert traced.out.startswith(plain.out)  # the same message, then the trace
+        trace = traced.out[len(plain.out) :]
+        for section in ("── question", "── plan", "── sources", "── time"):
+            assert f"\n{section}\n" in trace, section
+        assert "(follow-up as typed" not in trace  # a first question is not rewritten
+        assert any(line.startswith("· plan, ") for line in traced.err.splitlines())
+    assert main([*argv, "--json"]) == 0
+    state = json.loads(capsys.readouterr().out)
+    assert state["asked"] == question == state["question"]

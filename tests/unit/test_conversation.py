@@ -60,8 +60,10 @@ def two_turns(sample_index, model, follow_up=FOLLOW_UP, **fields):
 def test_a_follow_up_is_made_standalone_from_the_previous_turn(sample_index):
     model = scripted_turns()
     (first, first_events), (second, events) = two_turns(sample_index, model)
-    # the first question passes through unchanged, with no model call to read it
-    assert first["question"] == FIRST and not first["asked"]
+    # the first question passes through unchanged, with no model call to read it; `asked` is
+    # the message as typed all the same
+    assert first["question"] == FIRST == first["asked"]
+    assert not any("read the follow-up" in note for note in first["notes"])
     assert first["answer"] == "Hessa Varn"
     referent_calls = [
         c for c in model.calls if c[1]["response_format"]["json_schema"]["name"] == "Referent"
@@ -102,7 +104,7 @@ def test_the_follow_up_is_answered_from_the_parser_units_without_a_model_answer(
 
 def test_an_unsure_pick_keeps_the_question_as_typed(sample_index):
     (_, _), (second, _) = two_turns(sample_index, scripted_turns(referent="unsure"))
-    assert second["question"] == FOLLOW_UP and not second["asked"]
+    assert second["question"] == FOLLOW_UP == second["asked"]
 
 
 def test_standalone_substitutes_possessives_and_skips_what_cannot_refer():

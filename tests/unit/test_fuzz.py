@@ -3,12 +3,14 @@
 The model proposes, code disposes: whatever an extraction reply holds (wrong kinds, missing
 fields, huge unit lists, quotes not in the source, non-JSON, JSON nested too deep), extraction
 never raises, keeps at most MAX_UNITS_PER_PASSAGE units, and every unit it keeps is grounded in
-its own passage. Documents of any text split into bounded passages without losing a character.
+its own passage. Documents of any text split into bounded passages without losing a character
+(but for the tail of a run of over 1,000 characters with no space).
 """
 
 import hashlib
 import itertools
 import json
+import re
 import string
 import time
 import tracemalloc
@@ -219,14 +221,20 @@ texts = st.one_of(
 )
 
 
+def opening_of_long_runs(text: str) -> str:
+    """The text as passages keep it: a run of over 1,000 non-space characters cut to 999 and '…'."""
+    return re.sub(r"\S{1001,}", lambda m: m.group()[:999] + "…", text)
+
+
 @FUZZ
 @given(text=texts, max_chars=st.integers(20, 2000))
-def test_passages_are_bounded_and_lose_no_character(text, max_chars):
+def test_passages_are_bounded_and_lose_no_character_but_of_long_runs(text, max_chars):
     doc = Document(id="d", title="T", text=text)
     passages = make_passages(doc, max_chars)
     limit = max(max_chars, MAX_SENTENCE_CHARS)
     assert all(0 < len(p.text) <= limit for p in passages)
-    assert "".join("".join(p.text for p in passages).split()) == "".join(text.split())
+    kept = "".join(opening_of_long_runs(text).split())
+    assert "".join("".join(p.text for p in passages).split()) == kept
     assert len({p.id for p in passages}) == len(passages)
     for p in passages:
         assert " ".join(s.text for s in p.sentences) == p.text
@@ -249,9 +257,11 @@ def test_any_bytes_give_documents_or_one_clear_error(tmp_path_factory, data, suf
     path = folder / f"input{suffix}"
     path.write_bytes(data)
     docs, errors = load_documents([path])
-    assert len(errors) <= 1
-    if errors:
-        assert not docs and isinstance(errors[0], DocumentError) and str(path) in str(errors[0])
+    assert all(isinstance(e, DocumentError) and str(path) in str(e) for e in errors)
+    if suffix == ".jsonl" and errors and docs:  # the bad lines are named, the good ones read
+        assert all(re.match(rf"{re.escape(str(path))}:\d+: ", str(e)) for e in errors)
+    else:
+        assert len(errors) <= 1 and not (docs and errors)
     for doc in docs:
         assert doc.text.strip() and isinstance(doc.id, str)
 

@@ -50,7 +50,7 @@ def test_a_local_model_makes_no_plan_call_and_the_trace_says_which_planner_ran(
 ):
     model = scripted(plan={"hops": [{"id": 1, "question": "Who designed the Orrin Dam?"}]})
     register_chat_model(LOCAL_GGUF, model)
-    out, err = run_cli(sample_index, capsys, LOCAL_GGUF)
+    out, err = run_cli(sample_index, capsys, LOCAL_GGUF, "--trace")
     schemas = [k["response_format"]["json_schema"]["name"] for _, k in model.calls]
     assert "Plan" not in schemas  # no planning call: the question's parse planned
     reason = (
@@ -77,12 +77,14 @@ def test_stage_seconds_in_the_stream_events_and_in_ask_output(sample_index, caps
         "parsed: the question's parse gives 2 hop(s) "
         "(the plan from scripted-timed was not valid (the plan has no hops))"
     )
-    out, err = run_cli(sample_index, capsys, "scripted-timed")
+    out, err = run_cli(sample_index, capsys, "scripted-timed", "-v")
     time_line = out.split("── time\n", 1)[1].splitlines()[0]
     for name in ("rewrite", "plan", "hops", "compose", "first token", "total"):
         assert f"{name} " in time_line and time_line.count(" s") == 6
     progress = [line for line in err.splitlines() if line.startswith("· ")]
-    assert progress[0].startswith("· plan, 2 hop(s), ") and " s: parsed: the question" in progress[0]
+    assert (
+        progress[0].startswith("· plan, 2 hop(s), ") and " s: parsed: the question" in progress[0]
+    )
     hop_lines = [line for line in progress if line.startswith("· hop ")]
     assert len(hop_lines) == 2 and all(re.search(r"\d s\b", line) for line in hop_lines)
     assert all(" resolved → " in line for line in hop_lines)  # each hop's own answer

@@ -351,6 +351,13 @@ def test_doctor_runs_every_check_and_loses_nothing(embedder):
     assert figures["faults_injected"] > 0
     assert figures["faults_survived"] == figures["faults_injected"]
     assert figures["bad_inputs_rejected_cleanly"] == figures["bad_inputs_tried"] > 0
+    assert figures["jsonl_bad_lines_named"] == figures["jsonl_bad_lines_tried"] > 0
+    assert figures["jsonl_good_lines_indexed"] == figures["jsonl_good_lines_tried"] > 0
+    assert figures["long_runs_one_passage"] == figures["long_runs_tried"] == 1
+    assert figures["copies_deleted"] > 0 and figures["originals_changed"] == 0
+    assert figures["corruptions_found"] == figures["corruptions_made"] > 0
+    assert figures["disagreements_after_repair"] == 0
+    assert figures["builders_refused"] == figures["builders_waited"] == 1
     assert figures["fuzzed_outputs_tried"] == 30 and figures["ungrounded_units_kept"] == 0
     assert figures["hostile_documents_tried"] == len(HOSTILE_DOCS)
     assert figures["fence_breakouts"] == figures["tool_calls_outside_graph"] == 0
