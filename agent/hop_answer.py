@@ -8,11 +8,10 @@ answer is read in two steps, as RESIN reads a one-hop need:
 2. sentences: every span of the expected type in the subject's own passages and in the passages
    the hop's search found.
 
-Both meet in one ranking: each candidate's features (below) are weighed by weights fit on the
-shared dev sets' hops (`evals/fit_ranking.py`, weights in `agent/hop_ranking.json`), a
-conditional logit that orders each hop's candidates. A
-person hop never answers with a nationality, a date hop never with a name: spans of another type
-are never candidates. Below the fitted threshold, the hop has no answer (nothing is invented).
+Both meet in one ranking: each candidate's features (below) are weighed by a conditional logit
+fit on the shared dev sets' hops (`evals/fit_ranking.py`, weights in `agent/hop_ranking.json`).
+A person hop never answers with a nationality, a date hop never with a name: spans of another
+type are never candidates. Below the fitted threshold, the hop has no answer (nothing is invented).
 """
 
 from __future__ import annotations

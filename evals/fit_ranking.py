@@ -12,9 +12,8 @@ is a row of features, labelled by whether it is the gold answer. The weights are
 logit over each hop's candidates (a softmax per hop, `_fit_listwise`): what the reader needs is
 the gold candidate above its rivals in the same hop, and fitting that directly beats a
 per-candidate logistic regression on every set. Folds split by question, so no question is scored
-by weights fit on it. The threshold
-is the probability below which a hop is left without an answer, chosen on the folds'
-predictions (`_threshold`).
+by weights fit on it. The threshold is the score below which a hop is left without an answer,
+chosen on the folds' predictions (`_threshold`).
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from agent.decompose import wh_words
-from agent.hop_answer import FEATURES, HopAnswer, read_hop
+from agent.hop_answer import FEATURES, HopAnswer, Ranking, read_hop
 from agent.relations import AnswerType, relation_type, wh_type
 from evals.data.corpus import read_jsonl
 from evals.metrics import exact_match
@@ -204,7 +203,8 @@ def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
             if not cands:
                 predicted.append((example.dataset, 0.0, False, False))
                 continue
-            probs = 1.0 / (1.0 + np.exp(-(_matrix(cands) @ model)))
+            fold_ranking = Ranking(tuple(float(w) for w in model), threshold=0.0)
+            probs = [fold_ranking.score(c.features) for c in cands]
             top = int(np.argmax(probs))
             predicted.append((example.dataset, float(probs[top]), labels[top], any(labels)))
     threshold = _threshold(predicted)
