@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -30,6 +30,7 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from agent.candidates import YES_NO, Candidate, candidates, listed
+from agent.llm.spec import AnswerMode, ModelSpec
 from agent.questions import is_yes_no, listed_options, question_options, question_parts
 from agent.repetition import cut_repetition
 from indexes.documents import Passage, Sentence
@@ -38,8 +39,6 @@ from indexes.units import ReasoningUnit, normalize
 from prompts import ANSWER_CHOICE_SYSTEM, ANSWER_CHOICE_USER, ANSWER_FREE_SYSTEM, ANSWER_FREE_USER
 from prompts.structured import fence, json_schema_format, token_usage
 
-# How the short answer is reached, once `auto` is resolved for the model at hand.
-AnswerMode = Literal["ranked", "choices", "free"]
 NOT_FOUND = "I could not find this in the documents."
 # The choice (and free answer) a model gives when the evidence does not say.
 NOT_FOUND_CHOICE = "not found"
@@ -102,20 +101,8 @@ class Answer:
 
 
 def resolve_mode(mode: str, spec: str) -> AnswerMode:
-    """Resolve `auto` for a model spec.
-
-    Free answers for OpenAI-compatible models; the ranking's first candidate for the embedded
-    135M model, whose picks scored below it (HotpotQA-100, evals/README.md); a pick among the
-    candidates for any other model.
-    """
-    if mode in ("ranked", "choices", "free"):
-        return mode  # type: ignore[return-value]
-    if mode != "auto":
-        raise ValueError(f"answer_mode must be auto, ranked, choices or free, not {mode!r}")
-    spec = spec.strip()
-    if spec.startswith("openai:"):
-        return "free"
-    return "ranked" if spec == "embedded" else "choices"
+    """`mode` for the model `spec` (`auto` as `ModelSpec.auto_answer_mode` resolves it)."""
+    return ModelSpec.parse(spec).answer_mode(mode)
 
 
 def structured_call(

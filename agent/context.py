@@ -17,6 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.llm.spec import DEFAULT_CHAT_SPEC
+from indexes.embeddings import DEFAULT_EMBEDDER_SPEC
+
 
 def _env(*names: str, default: str) -> Callable[[], str]:
     """A default read from the first of `names` set in the environment when a Context is made."""
@@ -31,20 +34,20 @@ class Context:
         default_factory=_env("RESIN_PLAN_MODEL", default="auto"),
         metadata={
             "description": "Model spec for planning hops (embedded, gguf:PATH, "
-            "openai:MODEL[@BASE_URL], fake); parsed: hops from the question's parse (a "
+            "openai:MODEL[@BASE_URL], a registered name); parsed: hops from the question's parse (a "
             "question it cannot decompose is one structural hop); none: always one structural "
             "hop, no decomposition; or auto: plan with compose_model unless it is a local GGUF "
             "(the embedded model), which plans by the parse."
         },
     )
     hop_model: str = field(
-        default_factory=_env("RESIN_HOP_MODEL", "RESIN_MODEL", default="embedded"),
+        default_factory=_env("RESIN_HOP_MODEL", "RESIN_MODEL", default=DEFAULT_CHAT_SPEC),
         metadata={
             "description": "Model spec for the short bridge answer of a hop with dependents."
         },
     )
     compose_model: str = field(
-        default_factory=_env("RESIN_COMPOSE_MODEL", "RESIN_MODEL", default="embedded"),
+        default_factory=_env("RESIN_COMPOSE_MODEL", "RESIN_MODEL", default=DEFAULT_CHAT_SPEC),
         metadata={"description": "Model spec that gives the short answer."},
     )
     answer_mode: str = field(
@@ -53,11 +56,11 @@ class Context:
             "description": "ranked: the short answer is the best-ranked candidate written in the "
             "passages; choices: the model picks it from those candidates (a schema enum); free: "
             "the model writes a short answer itself; auto: ranked for embedded, free for openai: "
-            "models, choices for gguf: and fake."
+            "models, choices for gguf: and registered models."
         },
     )
     embedder: str = field(
-        default_factory=_env("RESIN_EMBEDDER", default="minilm"),
+        default_factory=_env("RESIN_EMBEDDER", default=DEFAULT_EMBEDDER_SPEC),
         metadata={"description": "sentence-transformers model name or path; must match the index."},
     )
     index_path: str = field(

@@ -16,6 +16,7 @@ from typing_extensions import TypedDict
 from agent.answering import Source
 from agent.relations import AnswerType
 from indexes.units import UnitKind
+from prompts import MAX_HOPS
 from tools.retrieval import Chain, ChainLink, Direction
 
 # "read": a passage an answered hop read that does not write its answer (ranked after every answer)
@@ -25,7 +26,6 @@ PlanSource = Literal["model", "parsed", "structural"]
 # option whose date is earliest or latest, or who lived longest; say whether all share a value;
 # name what the options have in common; say whether every yes/no hop said yes.
 Compute = Literal["", "earliest", "latest", "longest", "same", "common", "all"]
-MAX_HOPS = 5
 # A comparison of two options whose each side takes two hops (the director, then the date),
 # plus the computed comparison: the parsed planner's largest plan.
 MAX_PARSED_HOPS = 2 * MAX_HOPS - 1

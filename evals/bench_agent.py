@@ -24,10 +24,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import resource
 import time
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -35,51 +33,41 @@ import numpy as np
 
 from agent.context import Context
 from agent.graph import graph
-from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.resources import get_index
 from evals.bench_build import corpus
+from evals.hash_embedder import HashEmbedder
+from evals.scripted import FAKE_SPEC, register_fake, scripted
 from indexes.build import Builder
 from indexes.embeddings import make_embedder
 from indexes.index import Index, open_index
 
 
-class HashedEmbedder:
-    """384-d feature-hashed bag of words; at question time it also pays MiniLM's cost.
+class HashedEmbedder(HashEmbedder):
+    """Hashed vectors that, at question time, also pay MiniLM's cost.
 
     `charge_queries` is switched on after the build, so every query is embedded by MiniLM too
     (the result discarded) and the overhead measured includes the real query-embedding time.
     """
 
     name = "bench-hashed-bow-384"
-    dim = 384
 
     def __init__(self) -> None:
         self.charge_queries = False
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Hash each lower-cased word to a signed coordinate; L2-normalize."""
+        """The hashed vectors, after MiniLM embedded the texts too when queries are charged."""
         if self.charge_queries:
             make_embedder().embed_documents(texts)
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in re.findall(r"\w+", text.lower()):
-                h = zlib.crc32(word.encode())
-                out[row, h % self.dim] += 1.0 if h & 1 << 31 else -1.0
-        out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
-        return out.tolist()
-
-    def embed_query(self, text: str) -> list[float]:
-        """Embed one query."""
-        return self.embed_documents([text])[0]
+        return super().embed_documents(texts)
 
 
 def open_bench_index(path: Path, vectors: str) -> tuple[Index, Context]:
     """The benchmark index and the context that reaches it (hashed vectors registered first)."""
     if vectors == "minilm":
-        ctx = Context.one_model("fake", index_path=str(path))
+        ctx = Context.one_model(FAKE_SPEC, index_path=str(path))
         return get_index(ctx), ctx
     ctx = Context.one_model(
-        "fake",
+        FAKE_SPEC,
         index_path=str(path),
         embedder=HashedEmbedder.name,
     )
@@ -88,7 +76,7 @@ def open_bench_index(path: Path, vectors: str) -> tuple[Index, Context]:
 
 def build_index(index: Index, passages: int) -> None:
     """Build the fake-extracted index once; a rerun over the same corpus is a no-op."""
-    Builder(index, ScriptedChatModel(responder=heuristic_reply), batch_passages=256).run(
+    Builder(index, scripted().rule_based(record=False), batch_passages=256).run(
         corpus(passages)
     )
 
@@ -159,6 +147,7 @@ def main() -> None:
         help="index vectors: MiniLM (default) or feature-hashed for very large indexes",
     )
     args = parser.parse_args()
+    register_fake()
     if args.prompt_tokens:
         print(json.dumps(prompt_tokens(args.workdir / "sample-structural"), indent=2))
         return

@@ -22,7 +22,7 @@ from typing import Any
 
 from agent.context import Context
 from agent.graph import graph
-from agent.llm import make_chat_model
+from agent.llm import DEFAULT_CHAT_SPEC, make_chat_model
 from agent.resources import get_index
 from indexes.build import Builder
 from indexes.documents import load_documents
@@ -67,7 +67,7 @@ def run_question(question: str, ctx: Context) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, default=Path("/tmp/resin-bench-answer"))
-    parser.add_argument("--model", default="embedded")
+    parser.add_argument("--model", default=DEFAULT_CHAT_SPEC)
     parser.add_argument("--questions", type=int, default=3)
     parser.add_argument("--json", type=Path, help="write the per-question records here")
     args = parser.parse_args()

@@ -32,7 +32,7 @@ from typing import Any
 
 from agent.context import Context
 from agent.graph import graph
-from agent.llm import make_chat_model
+from agent.llm import ANSWER_MODES, DEFAULT_CHAT_SPEC, make_chat_model
 from agent.trace import StageClock
 from evals import metrics
 from evals.data import Question, load_dataset
@@ -138,11 +138,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--questions", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--model", default="embedded", help="model spec for every step")
+    parser.add_argument("--model", default=DEFAULT_CHAT_SPEC, help="model spec for every step")
     parser.add_argument("--plan-model", default="auto", help="auto, none or a model spec")
-    parser.add_argument(
-        "--answer-mode", default="auto", choices=["auto", "ranked", "choices", "free"]
-    )
+    parser.add_argument("--answer-mode", default="auto", choices=ANSWER_MODES)
     parser.add_argument("--extract", default="nlp", help="units of the index (nlp, none, ...)")
     parser.add_argument("--index", type=Path, default=Path("evals/runs/latency/index"))
     parser.add_argument("--out", type=Path, help="write the markdown report here")

@@ -20,6 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from agent.llm import DEFAULT_CHAT_SPEC
 from agent.nodes.plan import ask_planner, validate_plan
 from agent.state import Plan
 from evals.data import load_dataset
@@ -72,7 +73,7 @@ def table(results: dict[str, list[dict[str, Any]]], spec: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", default="embedded", help="the plan model spec")
+    parser.add_argument("--model", default=DEFAULT_CHAT_SPEC, help="the plan model spec")
     parser.add_argument("--questions", type=int, default=50, help="questions per set")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from agent import SAMPLE_DIR
-from agent.llm import make_chat_model
+from agent.llm import DEFAULT_CHAT_SPEC, make_chat_model
 from agent.llm.llama_cpp import ChatLlamaCpp
 from indexes.build import Builder
 from indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
@@ -25,7 +25,7 @@ from indexes.index import open_index
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--model", default="embedded")
+    parser.add_argument("--model", default=DEFAULT_CHAT_SPEC)
     parser.add_argument("--passage-chars", type=int, default=DEFAULT_PASSAGE_CHARS)
     args = parser.parse_args()
     model = make_chat_model(args.model)

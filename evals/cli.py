@@ -14,9 +14,11 @@ import shlex
 import sys
 from typing import Any
 
+from agent.llm.spec import ANSWER_MODES, DEFAULT_CHAT_SPEC
 from evals.subcommand import add_subcommand
 from evals.systems import SYSTEMS, parse_systems
 from indexes.build import EXTRACT_CHOICES
+from indexes.embeddings import DEFAULT_EMBEDDER_SPEC
 
 
 def add_concurrency_arg(parser: argparse.ArgumentParser) -> None:
@@ -54,8 +56,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=None, help="a seeded random N of the questions")
     p.add_argument(
         "--model",
-        default="embedded",
-        help="chat model spec used by every system (default: embedded)",
+        default=DEFAULT_CHAT_SPEC,
+        help=f"chat model spec used by every system (default: {DEFAULT_CHAT_SPEC}; fake: the "
+        "scripted rule-based model of tests/fakes.py, no model time)",
     )
     p.add_argument("--out", required=True, help="output folder (rerun the same command to resume)")
     p.add_argument("--index", default=None, help="index folder (default: OUT/index)")
@@ -76,7 +79,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "none (structural index only: no units, no graph edges)",
     )
     p.add_argument("--extract-model", default=None, help="extraction model spec (default: --model)")
-    p.add_argument("--embedder", default="minilm", help="embedder name or path (default: MiniLM)")
+    p.add_argument(
+        "--embedder", default=DEFAULT_EMBEDDER_SPEC, help="embedder name or path (default: MiniLM)"
+    )
     p.add_argument(
         "--passage-chars",
         type=int,
@@ -88,7 +93,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--answer-mode",
-        choices=["auto", "ranked", "choices", "free"],
+        choices=ANSWER_MODES,
         default="auto",
         help="how every system reaches its short answer (README: How the short answer is reached)",
     )
@@ -145,11 +150,13 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from evals.runner import RunConfig, run_eval
+    from evals.scripted import register_fake
 
     if args.limit is not None and args.limit < 1:
         raise ValueError("--limit must be at least 1")
     if args.k < 1:
         raise ValueError("--k must be at least 1")
+    register_fake()
     config = RunConfig(
         data=args.data,
         out=args.out,

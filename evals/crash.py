@@ -69,8 +69,8 @@ def synthetic_corpus(path: Path, documents: int, seed: int = 0) -> Path:
     return path
 
 
-# What `resin index` is run with: the scripted model by default.
-FAKE = ("--model", "fake")
+# What `resin index` is run with by default: units from the parse, no model.
+NLP = ("--extract", "nlp")
 
 
 def _index_cmd(corpus: Path, index: Path, model_args: Sequence[str]) -> list[str]:
@@ -91,7 +91,7 @@ def crash_trial(
     index: Path,
     kill_after: float,
     timeout: float = 300,
-    model_args: Sequence[str] = FAKE,
+    model_args: Sequence[str] = NLP,
 ) -> bool:
     """Start a build, SIGKILL it `kill_after` seconds after it starts writing; True if killed."""
     proc = subprocess.Popen(
@@ -112,7 +112,7 @@ def crash_trial(
     return killed
 
 
-def finish(corpus: Path, index: Path, model_args: Sequence[str] = FAKE) -> None:
+def finish(corpus: Path, index: Path, model_args: Sequence[str] = NLP) -> None:
     """Rerun the build to completion."""
     subprocess.run(
         _index_cmd(corpus, index, model_args),
@@ -142,8 +142,8 @@ def run_trials(
     that many requests in flight to a loopback server, and must still end up identical to it.
     """
     with ExitStack() as stack:
-        reference: Sequence[str] = FAKE
-        trial: Sequence[str] = FAKE
+        reference: Sequence[str] = NLP
+        trial: Sequence[str] = NLP
         if concurrency > 1:
             from evals.faults import FaultyServer
 

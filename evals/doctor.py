@@ -39,6 +39,7 @@ from evals.checks.index_integrity import check_copies, check_repair
 from evals.checks.injection import check_hostile
 from evals.checks.input_limits import check_input_limits
 from evals.subcommand import add_subcommand
+from indexes.embeddings import DEFAULT_EMBEDDER_SPEC
 
 
 def run_doctor(
@@ -154,7 +155,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the `doctor` subcommand (its handler is `run`)."""
     about = "inject faults, bad input, hostile documents and concurrent load; print the figures"
     p = add_subcommand(subparsers, "doctor", about, __doc__, run)
-    p.add_argument("--embedder", default="minilm", help="embedder name or path (default: MiniLM)")
+    p.add_argument(
+        "--embedder", default=DEFAULT_EMBEDDER_SPEC, help="embedder name or path (default: MiniLM)"
+    )
     p.add_argument("--fuzz", type=int, default=200, help="fuzzed extraction replies to try")
     p.add_argument("--concurrent", type=int, default=20, help="questions asked at once")
     p.add_argument("--rounds", type=int, default=3, help="rounds of concurrent questions")

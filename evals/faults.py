@@ -205,10 +205,10 @@ class FaultyServer:
 
     @staticmethod
     def _reply(body: dict[str, Any]) -> str:
-        from agent.llm.scripted import heuristic_reply
+        from evals.scripted import scripted
 
         kwargs = {"response_format": body.get("response_format")}
-        return heuristic_reply(_to_messages(body.get("messages") or []), kwargs)
+        return scripted().heuristic_reply(_to_messages(body.get("messages") or []), kwargs)
 
     def _stream(self, handler: Any, text: str) -> None:
         handler.send_response(200)

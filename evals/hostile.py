@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import BaseMessage
 
 # --- hostile documents and the checks on prompts ------------------------------------------------
 
@@ -173,25 +173,15 @@ OBEYING_ANSWER = "The Orrin Dam was designed by Napoleon [7] [9] [42] [1] [p0000
 
 def obeying_responder(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
     """The fake model, except its answer does what the hostile passages ask (fake citations)."""
-    from agent.llm.scripted import heuristic_reply
+    from evals.scripted import scripted
 
     if schema_of(kwargs) == "ShortAnswer":
         return json.dumps({"answer": OBEYING_ANSWER})
-    return heuristic_reply(messages, kwargs)
+    return str(scripted().heuristic_reply(messages, kwargs))
 
 
 def tool_calling_model(responder: Callable[[list[BaseMessage], dict[str, Any]], str]) -> Any:
     """A scripted model whose every reply also requests a tool call, as an injected passage asks."""
-    from langchain_core.outputs import ChatGeneration, ChatResult
+    from evals.scripted import scripted
 
-    from agent.llm.scripted import ScriptedChatModel
-
-    class ToolCallingModel(ScriptedChatModel):
-        def _generate(
-            self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
-        ) -> ChatResult:
-            call = {"name": "search_passages", "args": {"query": "secret keys"}, "id": "call_1"}
-            message = AIMessage(content=self._reply(messages, kw), tool_calls=[call])
-            return ChatResult(generations=[ChatGeneration(message=message)])
-
-    return ToolCallingModel(responder=responder)
+    return scripted().ToolCallingModel(responder=responder)

@@ -30,7 +30,7 @@ from typing import Any
 from tqdm import tqdm
 
 from agent.context import Context
-from agent.llm import default_concurrency, make_chat_model
+from agent.llm import DEFAULT_CHAT_SPEC, default_concurrency, make_chat_model
 from agent.llm.llama_cpp import ChatLlamaCpp
 from agent.resources import forget_indexes, get_index
 from evals.data import Dataset, load_dataset
@@ -42,6 +42,7 @@ from evals.systems import SYSTEMS, Env
 from indexes.build import EXTRACT_CHOICES, Builder, BuildReport, extraction_key, extractors
 from indexes.catalog import extraction_cache_key
 from indexes.documents import make_passages
+from indexes.embeddings import DEFAULT_EMBEDDER_SPEC
 from indexes.index import Index, open_index
 
 _INDEX_META = "evals-index.json"
@@ -55,14 +56,14 @@ class RunConfig:
     out: str
     systems: list[str] = field(default_factory=lambda: ["none", "bm25", "dense", "agent"])
     limit: int | None = None
-    model: str = "embedded"
+    model: str = DEFAULT_CHAT_SPEC
     index: str | None = None
     subset: bool = False
     k: int = 5
     seed: int = 0
     extract: str = "nlp"
     extract_model: str | None = None
-    embedder: str = "minilm"
+    embedder: str = DEFAULT_EMBEDDER_SPEC
     passage_chars: int | None = None
     corpus: str | None = None
     progress: bool = True

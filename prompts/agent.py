@@ -1,13 +1,19 @@
 """Prompts of the hop-wise agent: plan, bridge answer, compose."""
 
-PLAN_PROMPT_VERSION = "plan-v1"
+PLAN_PROMPT_VERSION = "plan-v2"
 
-PLAN_SYSTEM = """\
+# The most hops a plan may have: the planning prompt says so, and `validate_plan` holds to it.
+MAX_HOPS = 5
+
+PLAN_SYSTEM = (
+    """\
 Split the user's question into one-hop questions that can each be answered by one fact.
 Output JSON only: {"hops": [{"id": 1, "question": "...", "depends_on": [], "direction": "forward"}]}.
 A later hop may use an earlier answer: write #1 for hop 1's answer and list 1 in depends_on.
 direction: "forward" asks for effects of a cause, "backward" for causes of an effect,
-"bidirectional" otherwise. Use at most 4 hops. A one-fact question is a single hop."""
+"""
+    f""""bidirectional" otherwise. Use at most {MAX_HOPS} hops. A one-fact question is a single hop."""
+)
 
 PLAN_USER = """<question>{question}</question>"""
 

@@ -15,7 +15,9 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from agent.llm.spec import ANSWER_MODES, DEFAULT_CHAT_SPEC
 from indexes.documents import DEFAULT_PASSAGE_CHARS
+from indexes.embeddings import DEFAULT_EMBEDDER_SPEC
 from indexes.graph import DEFAULT_MERGE_THRESHOLD
 from resin_cli.commands import (
     cmd_ask,
@@ -37,7 +39,9 @@ def _add_index_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--index", type=Path, default=Path(".resin"), help="index folder (default .resin)"
     )
-    parser.add_argument("--embedder", default="minilm", help="sentence-transformers name or path")
+    parser.add_argument(
+        "--embedder", default=DEFAULT_EMBEDDER_SPEC, help="sentence-transformers name or path"
+    )
     parser.add_argument("--chroma-host", default=None, help="use the Chroma server at this host")
     parser.add_argument("--chroma-port", type=int, default=8000, help="Chroma server port")
 
@@ -63,7 +67,7 @@ def _add_merge_threshold_arg(parser: argparse.ArgumentParser) -> None:
 
 def _add_model_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--model", default=None, help="model spec for every step (default: embedded)"
+        "--model", default=None, help=f"model spec for every step (default: {DEFAULT_CHAT_SPEC})"
     )
     parser.add_argument(
         "--plan-model",
@@ -74,7 +78,7 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compose-model", default=None, help="model spec for the final answer")
     parser.add_argument(
         "--answer-mode",
-        choices=["auto", "ranked", "choices", "free"],
+        choices=ANSWER_MODES,
         default="auto",
         help="ranked: the best-ranked candidate in the passages; choices: the model picks one; "
         "free: the model writes it (auto: ranked for embedded, free for openai:, else choices)",
@@ -110,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", help="files or folders")
     _add_index_args(p)
     p.add_argument(
-        "--model", default=None, help="extraction model spec (default: embedded SmolLM2)"
+        "--model", default=None, help=f"extraction model spec (default: {DEFAULT_CHAT_SPEC})"
     )
     _add_extract_arg(p)
     _add_passage_chars_arg(p)
@@ -185,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "serve-model", help="serve a GGUF (default: embedded) over OpenAI's HTTP API, in parallel"
     )
-    p.add_argument("--model", default="embedded", help="embedded or gguf:PATH")
+    p.add_argument("--model", default=DEFAULT_CHAT_SPEC, help="embedded or gguf:PATH")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
     p.add_argument("--port", type=int, default=8090, help="port (default 8090)")
     p.add_argument(

@@ -228,8 +228,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def _context(args: argparse.Namespace) -> Any:
     from agent.context import Context
+    from agent.llm import DEFAULT_CHAT_SPEC, ModelSpec
 
-    model = args.model or "embedded"
+    for spec in (args.model, args.hop_model, args.compose_model):
+        ModelSpec.parse(spec)  # a mistyped spec is named now, not after the index is loaded
+    model = args.model or DEFAULT_CHAT_SPEC
     return Context(
         plan_model=args.plan_model or "auto",
         hop_model=args.hop_model or model,

@@ -1,4 +1,7 @@
-"""Shared fixtures: the real embedder, real Chroma in a temp dir, scripted chat models."""
+"""Shared fixtures and helpers: the real embedder, real Chroma in a temp dir, scripted models.
+
+The scripted ``fake`` spec is registered here, for every test: production code offers none.
+"""
 
 from __future__ import annotations
 
@@ -14,12 +17,38 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
 os.environ.setdefault("LANGGRAPH_CLI_NO_ANALYTICS", "1")
 
-from agent.llm.scripted import ScriptedChatModel, heuristic_reply  # noqa: E402
+from evals.scripted import register_fake  # noqa: E402
+from indexes.documents import Document  # noqa: E402
 from indexes.embeddings import make_embedder  # noqa: E402
 from indexes.index import Index  # noqa: E402
 from indexes.index import open_index as open_index_at  # noqa: E402
+from tests.fakes import ScriptedChatModel, rule_based  # noqa: E402
+
+register_fake()
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "agent" / "sample" / "docs"
+QUESTION = "In which port was the designer of the Orrin Dam born?"
+# Three small documents that link a dam, its designer and a mill.
+DOCS = [
+    Document(
+        id="orrin",
+        title="Orrin Dam",
+        text="The Orrin Dam was designed by Hessa Varn. The Orrin Dam holds the Orrin Reservoir.",
+    ),
+    Document(
+        id="varn",
+        title="Hessa Varn",
+        text="Hessa Varn was born in Caldmere. Hessa Varn studied in Lindmoor.",
+    ),
+    Document(
+        id="mill",
+        title="Brannock Mill",
+        text="The Brannock Mill draws water from the Orrin Reservoir. Caldmere buys its flour.",
+    ),
+]
+# A conversation's two turns: the follow-up's "she" is the first answer.
+FIRST = "Who designed the Orrin Dam?"
+FOLLOW_UP = "Where was she born?"
 
 
 @pytest.fixture(scope="session")
@@ -52,7 +81,7 @@ def nlp_extractor():
 @pytest.fixture
 def fake_model() -> ScriptedChatModel:
     """Rule-based extraction: a relation per sentence between its first two names."""
-    return ScriptedChatModel(responder=heuristic_reply)
+    return rule_based()
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +96,7 @@ def sample_index(tmp_path_factory, embedder) -> Path:
     try:
         docs, errors = load_documents([SAMPLE_DOCS])
         assert docs and not errors
-        Builder(index, ScriptedChatModel(responder=heuristic_reply)).run(docs)
+        Builder(index, rule_based()).run(docs)
     finally:
         index.close()
     yield path
@@ -76,3 +105,43 @@ def sample_index(tmp_path_factory, embedder) -> Path:
 
 def units_json(*units: dict) -> str:
     return json.dumps({"units": list(units)})
+
+
+def make_legacy(index: Index) -> None:
+    """Turn an index into one built before per-index collections: plain names, no prefix."""
+    from indexes.stores import COLLECTIONS
+
+    prefix = index.manifest["collection_prefix"]
+    for name in COLLECTIONS:
+        index.vectors.client.get_collection(prefix + name).modify(name=name)
+    manifest = json.loads(index.manifest_path.read_text())
+    del manifest["collection_prefix"], manifest["index_id"]
+    index.manifest_path.write_text(json.dumps(manifest))
+    index.close()
+
+
+def two_turns(sample_index, model, follow_up=FOLLOW_UP, **fields):
+    """`FIRST`, then `follow_up`, on one thread, every step on `model`: each turn's state, events."""
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from agent.context import Context
+    from agent.graph import builder
+    from agent.llm import register_chat_model
+
+    register_chat_model("conversation", model)
+    ctx = Context.one_model(
+        "conversation", plan_model="auto", index_path=str(sample_index), **fields
+    )
+    graph = builder.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "talk"}}
+    turns = []
+    for question in (FIRST, follow_up):
+        events = [
+            payload
+            for mode, payload in graph.stream(
+                {"messages": [HumanMessage(question)]}, config, context=ctx, stream_mode=["custom"]
+            )
+        ]
+        turns.append((graph.get_state(config).values, events))
+    return turns

@@ -1,12 +1,12 @@
-"""Chat-model plumbing: one spec string picks a backend (see `agent.llm.factory`).
+"""Chat-model plumbing: one spec string picks a backend (see `agent.llm.spec`).
 
-- `factory`: `make_chat_model(spec)`, `check_model`, the registry of named models (tests register
-  and unregister their own), `default_concurrency`, `gguf_path`;
+- `spec`: `ModelSpec.parse`, the one reading of a spec string (its aliases, whether it is local,
+  what `auto` answers and plans with), and the registry of named models (`register_chat_model`:
+  tests and benchmarks register their test doubles there, production code registers none);
+- `factory`: `make_chat_model(spec)`, `check_model`, `default_concurrency`, `gguf_path`;
 - `llama_cpp`: GGUF models in-process on llama.cpp's server engine (`ChatLlamaCpp`,
   `load_server`, `serve_gguf` for `resin serve-model`, `smollm2_path`);
 - `openai_compat`: OpenAI-compatible servers with the bounded retry loop;
-- `scripted`: the deterministic `ScriptedChatModel` and `heuristic_reply` (``fake``), for tests
-  and benchmarks;
 - `base`: the errors every backend raises, the settings they read, and `TextChatModel`, which
   turns a backend's text into LangChain's results and streamed chunks.
 
@@ -15,20 +15,23 @@ builder shares.
 """
 
 from agent.llm.base import ModelBackendError, ModelSpecError
-from agent.llm.factory import (
+from agent.llm.factory import check_model, default_concurrency, gguf_path, make_chat_model
+from agent.llm.spec import (
+    ANSWER_MODES,
     DEFAULT_CHAT_SPEC,
-    check_model,
-    default_concurrency,
-    gguf_path,
-    make_chat_model,
+    AnswerMode,
+    ModelSpec,
     register_chat_model,
     registered_chat_model,
     unregister_chat_model,
 )
 
 __all__ = [
+    "ANSWER_MODES",
     "DEFAULT_CHAT_SPEC",
+    "AnswerMode",
     "ModelBackendError",
+    "ModelSpec",
     "ModelSpecError",
     "check_model",
     "default_concurrency",

@@ -69,7 +69,7 @@ def _story(index: Index, chain: Chain) -> list[str]:
 def call_figures(reply: BaseMessage | None) -> dict[str, Any]:
     """The answering call's seconds in llama.cpp and prompt tokens read from its prompt cache.
 
-    None where the backend does not say (a server, a scripted model).
+    None where the backend does not say (a server, a test double).
     """
     meta = reply.response_metadata if reply is not None else {}
     details = (getattr(reply, "usage_metadata", None) or {}).get("input_token_details") or {}

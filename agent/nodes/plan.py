@@ -14,7 +14,7 @@ from langgraph.types import Overwrite
 
 from agent.context import Context
 from agent.decompose import decompose
-from agent.llm import make_chat_model
+from agent.llm import ModelSpec, make_chat_model
 from agent.nodes.common import question_of, structured, usage_row
 from agent.resources import context_of
 from agent.state import MAX_HOPS, Hop, Plan, PlanSource, State
@@ -65,7 +65,6 @@ def validate_plan(plan: Plan) -> list[Hop]:
 
 # Longer questions are refused rather than cut: a cut question is a different question.
 MAX_QUESTION_CHARS = 2000
-_LOCAL_MODELS = ("embedded", "smollm2")
 # Words of a message that asks nothing ("hi", "ok thanks"): answered with a hint, not a search.
 _SMALL_TALK = frozenset(
     "hi hello hey thanks thank you ok okay bye goodbye yes no sure cool great please".split()
@@ -90,16 +89,16 @@ def planner(ctx: Context) -> tuple[str | None, str]:
         return None, f"structural: plan_model is {ctx.plan_model}"
     if ctx.plan_model != "auto":
         return ctx.plan_model, f"model: plan_model is {ctx.plan_model}"
-    spec = ctx.compose_model.strip()
-    if spec in _LOCAL_MODELS:
+    spec = ModelSpec.parse(ctx.compose_model)
+    if spec.kind == "embedded":
         rates = " and ".join(f"{v}% of {k}" for k, v in EMBEDDED_VALID_PLANS.items())
         return None, (
             f"structural: the plan model would be the embedded 135M model, whose plans were valid "
             f"for {rates} questions (evals/bench_plan.py)"
         )
-    if spec.startswith("gguf:") or spec.endswith(".gguf"):
-        return None, f"structural: {spec} is a local GGUF not measured as a planner"
-    return spec, f"model: plan_model auto plans with {spec}"
+    if not spec.can_plan:
+        return None, f"structural: {spec.text} is a local GGUF not measured as a planner"
+    return spec.text, f"model: plan_model auto plans with {spec.text}"
 
 
 def ask_planner(spec: str, question: str) -> BaseMessage:

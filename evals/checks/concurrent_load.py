@@ -60,8 +60,8 @@ def check_concurrency(
     """`count` questions at once, `rounds` times: all complete, no leaks, memory stable."""
     from agent.context import Context
     from agent.llm import registered_chat_model
-    from agent.llm.scripted import ScriptedChatModel, heuristic_reply
     from agent.resources import get_index
+    from evals.scripted import scripted
 
     questions = concurrent_questions(count)
     index = get_index(Context(index_path=str(index_path)))
@@ -69,7 +69,7 @@ def check_concurrency(
     def texts_of(pids: set[str]) -> str:
         return " ".join(p.text for p in index.catalog.passages(pids))
 
-    with registered_chat_model("doctor-echo", ScriptedChatModel(responder=heuristic_reply)):
+    with registered_chat_model("doctor-echo", scripted().rule_based()):
         run_concurrently(index_path, questions[:4], "doctor-echo", 4)  # warm-up
         gc.collect()
         rss, fds = [rss_mb()], [open_files()]

@@ -17,7 +17,6 @@ from langchain_core.language_models import BaseChatModel
 
 from agent.answering import NOT_FOUND_CHOICE, answer_from_passages, free_answer, resolve_mode
 from agent.context import Context
-from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.compose import select_passages
 from indexes.documents import Passage
 from indexes.index import Index
@@ -67,11 +66,6 @@ def passage_trace(passages: list[Passage], scores: dict[str, float] | None = Non
     ]
 
 
-def _forget_calls(env: Env) -> None:
-    if isinstance(env.model, ScriptedChatModel):
-        env.model.calls.clear()  # a long run must not keep every prompt in memory
-
-
 def compose_answer(
     env: Env,
     question: str,
@@ -85,7 +79,6 @@ def compose_answer(
     mode = resolve_mode(env.context.answer_mode, env.context.compose_model)
     with timed_stage(out.stages, "answer"):
         answer = answer_from_passages(env.model, mode, question, chosen, names or [], chains)
-    _forget_calls(env)
     out.answer = answer.text if answer.found else ""
     out.prompt_tokens, out.completion_tokens = answer.prompt_tokens, answer.completion_tokens
     out.context_passages = [p.id for p in chosen]
@@ -101,7 +94,6 @@ def compose_free(env: Env, question: str, context: str, system: str, out: Outcom
     """A short answer the model writes without passages (closed book, graph dump)."""
     with timed_stage(out.stages, "answer"):
         text, looped, reply = free_answer(env.model, question, context, system)
-    _forget_calls(env)
     out.answer = "" if normalize(text) == NOT_FOUND_CHOICE else text
     out.prompt_tokens, out.completion_tokens = token_usage(reply)
     out.trace["notes"] = ["the model's answer repeated itself and was cut"] if looped else []

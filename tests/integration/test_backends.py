@@ -16,9 +16,8 @@ from indexes.extraction import (
 )
 from indexes.index import IndexMismatchError
 from prompts.structured import json_schema_format
-from tests.conftest import SAMPLE_DOCS
+from tests.conftest import DOCS, SAMPLE_DOCS, make_legacy
 from tests.integration.servers import free_port, running
-from tests.unit.test_build import DOCS
 
 pytestmark = pytest.mark.slow
 
@@ -78,8 +77,6 @@ def test_an_older_index_on_a_server_is_refused_until_migrated(
     tmp_path, open_index, capsys, chroma_port
 ):
     from resin_cli import main
-    from tests.unit.test_stores import make_legacy
-
     server = {"chroma_host": "127.0.0.1", "chroma_port": chroma_port}
     make_legacy(open_and_build(open_index, tmp_path / "old", server))
     with pytest.raises(IndexMismatchError) as refused:

@@ -14,13 +14,13 @@ import pytest
 from agent.context import Context
 from agent.graph import builder
 from agent.llm import ModelBackendError, make_chat_model, register_chat_model
-from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.resources import forget_indexes
 from evals.crash import compare, snapshot
 from evals.faults import FAULT_MODES, FaultyServer, fault_documents
 from indexes.build import Builder
 from indexes.documents import make_passages
 from indexes.extraction import extract_passage
+from tests.fakes import ScriptedChatModel, heuristic_reply
 
 DOCS = fault_documents()
 TIMEOUT = 0.5  # seconds per try: the slow mode sleeps past it
@@ -64,11 +64,12 @@ def test_each_fault_is_retried_with_backoff_then_named_clearly(server, mode):
         "garbage": "malformed response",
     }[mode]
     assert expected in message, message
-    # bounded: exactly 1 + 2 retries, each after a growing pause (0.5 s then 1 s, with jitter)
+    # bounded: exactly 1 + 2 retries, each after a growing pause (0.5 s then 1 s, with jitter);
+    # a pause is never shorter than asked, however loaded the machine (a longer one may be)
     assert len(server.requests) == 3
     gaps = [b - a for a, b in zip(server.requests, server.requests[1:], strict=False)]
     if mode != "slow":
-        assert 0.3 < gaps[0] < gaps[1] < 2.5
+        assert gaps[0] >= 0.5 and gaps[1] >= 1.0
     assert elapsed < 3 * (TIMEOUT if mode == "slow" else 0) + 5
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -26,6 +27,17 @@ QUESTION = "In which port was the designer of the Orrin Dam born?"
 RUN_DEADLINE = 240.0
 
 
+def fake_config(folder: Path) -> Path:
+    """This checkout's langgraph.json, serving the graph with ``fake`` registered, in `folder`."""
+    config = json.loads((ROOT / "langgraph.json").read_text())
+    config["dependencies"] = [str(ROOT)]
+    config["graphs"] = {"resin": "tests.integration.fake_graph:graph"}
+    config["env"] = str(ROOT / config["env"])
+    path = folder / "langgraph.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
 @contextmanager
 def dev_server(log_path: Path, cwd: Path, env: dict[str, str] | None = None) -> Iterator[Any]:
     """`langgraph dev` for this checkout on a free loopback port, started in `cwd` with `env`."""
@@ -35,7 +47,7 @@ def dev_server(log_path: Path, cwd: Path, env: dict[str, str] | None = None) -> 
         langgraph,
         "dev",
         "--config",
-        str(ROOT / "langgraph.json"),
+        str(fake_config(log_path.parent)),
         "--no-browser",
         # Other files may change while the tests run: a hot reload would drop the run.
         "--no-reload",

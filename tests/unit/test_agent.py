@@ -7,27 +7,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from agent.context import Context
 from agent.graph import builder
 from agent.llm import register_chat_model
-from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.dispatch import route_hops
 from agent.nodes.plan import PlanError, validate_plan
 from agent.state import Hop, HopResult, Plan
-
-QUESTION = "In which port was the designer of the Orrin Dam born?"
-
-
-def scripted(plan=None, bridge=None, answer="Caldmere"):
-    """One model for every step: its reply depends on the schema bound to the call."""
-
-    def respond(messages, kwargs):
-        schema = ((kwargs.get("response_format") or {}).get("json_schema") or {}).get("name")
-        if schema == "Plan":
-            return plan if isinstance(plan, str) else json.dumps(plan or {"hops": []})
-        if schema == "BridgeAnswer":
-            return json.dumps({"answer": bridge or ""})
-        assert schema == "ShortAnswer", kwargs
-        return json.dumps({"answer": answer})
-
-    return ScriptedChatModel(responder=respond)
+from tests.conftest import QUESTION
+from tests.fakes import ScriptedChatModel, scripted
 
 
 def compiled(sample_index, model, **fields):

@@ -14,7 +14,6 @@ from agent.answering import (
 from agent.candidates import candidates, listed
 from agent.context import Context
 from agent.graph import graph
-from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.questions import (
     asks_main_argument,
     expected_labels,
@@ -28,6 +27,7 @@ from indexes.build import Builder
 from indexes.documents import Document, load_documents, make_passages
 from indexes.units import ReasoningUnit
 from tests.conftest import SAMPLE_DOCS
+from tests.fakes import ScriptedChatModel, heuristic_reply
 
 DOCS = {
     "Aldwick Bridge": "The Aldwick Bridge was designed by Tomas Brell. It opened in 1887.",

@@ -2,10 +2,10 @@
 
 import time
 
-from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from evals.checks.bad_inputs import write_bad_inputs
 from indexes.build import Builder
 from indexes.documents import load_documents, split_sentences
+from tests.fakes import ScriptedChatModel, heuristic_reply
 
 EXPECTED_ERRORS = {
     "empty.txt": "file is empty",

@@ -4,31 +4,13 @@ from contextlib import closing
 
 import pytest
 
-from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from evals.crash import snapshot
 from indexes.build import Builder
 from indexes.documents import Document, load_documents
 from indexes.index import IndexMismatchError
 from indexes.units import entity_key
-from tests.conftest import SAMPLE_DOCS
-
-DOCS = [
-    Document(
-        id="orrin",
-        title="Orrin Dam",
-        text="The Orrin Dam was designed by Hessa Varn. The Orrin Dam holds the Orrin Reservoir.",
-    ),
-    Document(
-        id="varn",
-        title="Hessa Varn",
-        text="Hessa Varn was born in Caldmere. Hessa Varn studied in Lindmoor.",
-    ),
-    Document(
-        id="mill",
-        title="Brannock Mill",
-        text="The Brannock Mill draws water from the Orrin Reservoir. Caldmere buys its flour.",
-    ),
-]
+from tests.conftest import DOCS, SAMPLE_DOCS
+from tests.fakes import ScriptedChatModel, heuristic_reply
 
 
 def test_build_stores_units_graph_and_mentions(open_index, fake_model):

@@ -7,7 +7,7 @@ import pytest
 from agent.context import Context
 from agent.graph import graph
 from agent.llm import ModelBackendError, ModelSpecError, register_chat_model
-from agent.llm.scripted import ScriptedChatModel
+from tests.fakes import ScriptedChatModel
 from tests.integration.servers import free_port
 
 

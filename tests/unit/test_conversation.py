@@ -3,20 +3,13 @@
 import json
 
 from langchain_core.messages import AIMessage, HumanMessage
-from langgraph.checkpoint.memory import InMemorySaver
 
-from agent.context import Context
-from agent.graph import builder
-from agent.llm import register_chat_model
-from agent.llm.scripted import ScriptedChatModel
 from agent.nodes.rewrite import previous_turn, standalone
 from agent.resources import forget_indexes
 from indexes.build import Builder
 from indexes.documents import load_documents
-from tests.conftest import SAMPLE_DOCS
-
-FIRST = "Who designed the Orrin Dam?"
-FOLLOW_UP = "Where was she born?"
+from tests.conftest import FIRST, FOLLOW_UP, SAMPLE_DOCS, two_turns
+from tests.fakes import ScriptedChatModel
 
 
 def schema_of(kwargs) -> str:
@@ -36,25 +29,6 @@ def scripted_turns(referent: str | None = None) -> ScriptedChatModel:
         return json.dumps({"answer": "Caldmere" if "born" in asked else "Hessa Varn"})
 
     return ScriptedChatModel(responder=respond)
-
-
-def two_turns(sample_index, model, follow_up=FOLLOW_UP, **fields):
-    register_chat_model("conversation", model)
-    ctx = Context.one_model(
-        "conversation", plan_model="auto", index_path=str(sample_index), **fields
-    )
-    graph = builder.compile(checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": "talk"}}
-    turns = []
-    for question in (FIRST, follow_up):
-        events = [
-            payload
-            for mode, payload in graph.stream(
-                {"messages": [HumanMessage(question)]}, config, context=ctx, stream_mode=["custom"]
-            )
-        ]
-        turns.append((graph.get_state(config).values, events))
-    return turns
 
 
 def test_a_follow_up_is_made_standalone_from_the_previous_turn(sample_index):

@@ -1,9 +1,9 @@
 import json
 
-from agent.llm.scripted import ScriptedChatModel
 from indexes.documents import Document, make_passages
 from indexes.extraction import ExtractionOutput, extract_passage, match_sentences
 from tests.conftest import units_json
+from tests.fakes import ScriptedChatModel
 
 TEXT = (
     "The Orrin Dam was designed by Hessa Varn. It was finished in 1911. "

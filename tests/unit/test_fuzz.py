@@ -7,7 +7,6 @@ its own passage. Documents of any text split into bounded passages without losin
 (but for the tail of a run of over 1,000 characters with no space).
 """
 
-import hashlib
 import itertools
 import json
 import re
@@ -15,14 +14,13 @@ import string
 import time
 import tracemalloc
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent.answering import NOT_FOUND, answer_from_passages, render_passages
-from agent.llm.scripted import ScriptedChatModel
 from agent.repetition import cut_repetition
+from evals.hash_embedder import HashEmbedder
 from evals.hostile import fence_breaks, fenced_bodies, grounding_violations
 from indexes.build import Builder
 from indexes.documents import (
@@ -36,6 +34,7 @@ from indexes.documents import (
 from indexes.extraction import MAX_UNITS_PER_PASSAGE, extract_passage, extraction_messages
 from indexes.index import open_index
 from indexes.units import UNIT_KINDS
+from tests.fakes import ScriptedChatModel
 
 FUZZ = settings(
     max_examples=50,
@@ -200,7 +199,7 @@ def test_a_passage_with_tags_is_fenced_and_its_quotes_still_ground():
     assert fence_breaks(prompt, "passage", 1) == 0
     assert "&lt;/passage&gt;" in prompt and 'title="Tags &quot;quoted&quot; &lt;i&gt;"' in prompt
     # a model copying the fenced text (entities and all) still grounds in the original sentence
-    from agent.llm.scripted import heuristic_reply
+    from tests.fakes import heuristic_reply
 
     result = extract_passage(ScriptedChatModel(responder=heuristic_reply), passage)
     assert result.ok and result.units
@@ -318,20 +317,6 @@ def test_compose_fences_hold_for_any_title_and_text(titles, body):
 
 
 # --- the whole build, fuzzed model and awkward ids ----------------------------------------------
-class HashEmbedder:
-    """A fast deterministic embedder (token hashes), so a fuzzed build costs milliseconds."""
-
-    name = "hash-fuzz"
-
-    def embed_documents(self, texts):
-        out = np.zeros((len(texts), 64), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for token in text.lower().split() or [""]:
-                out[row, hashlib.md5(token.encode()).digest()[0] % 64] += 1.0
-        out += 1e-3
-        return (out / np.linalg.norm(out, axis=1, keepdims=True)).tolist()
-
-
 @pytest.fixture(scope="module")
 def fuzz_index(tmp_path_factory):
     index = open_index(tmp_path_factory.mktemp("fuzz") / "index", HashEmbedder(), create=True)

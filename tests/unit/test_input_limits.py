@@ -6,7 +6,7 @@ import json
 from agent.llm import register_chat_model
 from indexes.documents import load_documents, split_sentences
 from resin_cli import main
-from tests.unit.test_agent import scripted
+from tests.fakes import scripted
 
 
 def index_with(tmp_path, capsys, *paths) -> tuple[int, str, str]:

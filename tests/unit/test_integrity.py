@@ -21,7 +21,7 @@ from indexes.documents import load_documents
 from indexes.integrity import check_index
 from resin_cli import main
 from tests.conftest import SAMPLE_DOCS
-from tests.unit.test_agent import scripted
+from tests.fakes import scripted
 
 
 @pytest.fixture(scope="module")

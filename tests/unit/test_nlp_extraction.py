@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from agent.llm.scripted import ScriptedChatModel
 from indexes.build import Builder
 from indexes.documents import Document, Passage, Sentence, load_documents, make_passages
 from indexes.nlp_extraction import INSTALL_HINT, NlpUnavailableError, load_pipeline
 from indexes.units import ReasoningUnit, claim_key, entity_key, normalize
 from tests.conftest import SAMPLE_DOCS, units_json
+from tests.fakes import ScriptedChatModel
 from tools.retrieval import traverse_chains
 
 TEXT = (

@@ -9,9 +9,9 @@ from agent.llm import (
     registered_chat_model,
     unregister_chat_model,
 )
-from agent.llm.scripted import ScriptedChatModel
 from indexes.index import IndexNotFoundError, open_index
 from indexes.lexical import word_runs
+from tests.fakes import ScriptedChatModel, heuristic_reply
 
 
 def test_a_registered_model_is_served_by_name_until_it_is_unregistered():
@@ -31,8 +31,17 @@ def test_registered_chat_model_forgets_the_model_after_the_block():
         make_chat_model("registry-block")
 
 
-def test_the_fake_spec_is_the_scripted_model():
-    assert isinstance(make_chat_model("fake"), ScriptedChatModel)
+def test_a_registered_builder_makes_a_model_per_use():
+    register_chat_model("registry-builder", lambda: ScriptedChatModel(responses=["x"]))
+    try:
+        assert make_chat_model("registry-builder") is not make_chat_model("registry-builder")
+    finally:
+        unregister_chat_model("registry-builder")
+
+
+def test_the_fake_spec_the_tests_register_is_the_rule_based_model():
+    model = make_chat_model("fake")
+    assert isinstance(model, ScriptedChatModel) and model.responder is heuristic_reply
 
 
 def test_open_index_refuses_a_folder_with_no_index_unless_it_creates_one(tmp_path, embedder):

@@ -15,14 +15,11 @@ import json
 import re
 
 import pytest
-from langchain_core.messages import AIMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 
 from agent.context import Context
 from agent.graph import builder, graph
 from agent.llm import register_chat_model
-from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.nodes.resolve_hop import bridge_value
 from agent.resources import forget_indexes, get_index
 from agent.state import Evidence, Hop
@@ -40,6 +37,7 @@ from evals.hostile import (
 from indexes.documents import Document, make_passages
 from indexes.extraction import extraction_messages
 from indexes.units import UNIT_KINDS
+from tests.fakes import ScriptedChatModel, ToolCallingModel, heuristic_reply
 from tools.entities import units_about
 from tools.retrieval import search_units
 
@@ -75,16 +73,6 @@ def obeying_model(answer="The Orrin Dam was designed by Napoleon [7] [9] [42] [1
             else heuristic_reply(m, k)
         )
     )
-
-
-class ToolCallingModel(ScriptedChatModel):
-    """A model whose every reply also asks for a tool call, as an injected passage demands."""
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
-        text = self._reply(messages, kwargs)
-        call = {"name": "search_passages", "args": {"query": "secret keys"}, "id": "call_1"}
-        message = AIMessage(content=text, tool_calls=[call])
-        return ChatResult(generations=[ChatGeneration(message=message)])
 
 
 def test_extraction_prompts_fence_hostile_passages():

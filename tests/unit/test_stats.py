@@ -1,9 +1,9 @@
 """`resin stats` figures add up: the grounded share is of the passages indexed now, never over 1."""
 
-from agent.llm.scripted import ScriptedChatModel
 from indexes.build import Builder
 from indexes.documents import SECTION_BREAK, Document, load_documents
 from tests.conftest import SAMPLE_DOCS, units_json
+from tests.fakes import ScriptedChatModel
 
 
 def share(index) -> tuple[float | None, int, int]:

@@ -1,6 +1,5 @@
 """Each index finds its own Chroma collections; an index that is not there is never made by a reader."""
 
-import json
 
 import pytest
 
@@ -10,18 +9,7 @@ from agent.resources import forget_indexes
 from indexes.build import Builder
 from indexes.index import IndexNotFoundError
 from indexes.stores import COLLECTIONS, StoreMissingError, collection_names
-from tests.unit.test_build import DOCS
-
-
-def make_legacy(index) -> None:
-    """Turn an index into one built before per-index collections: plain names, no prefix."""
-    prefix = index.manifest["collection_prefix"]
-    for name in COLLECTIONS:
-        index.vectors.client.get_collection(prefix + name).modify(name=name)
-    manifest = json.loads(index.manifest_path.read_text())
-    del manifest["collection_prefix"], manifest["index_id"]
-    index.manifest_path.write_text(json.dumps(manifest))
-    index.close()
+from tests.conftest import DOCS, make_legacy
 
 
 def test_collections_carry_the_index_s_own_prefix_from_its_manifest(open_index):

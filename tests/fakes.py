@@ -1,9 +1,11 @@
-"""A deterministic scripted chat model for tests and benchmarks (the ``fake`` spec).
+"""Test doubles, kept out of agent/, tools/ and indexes/: scripted chat models and their rules.
 
 `ScriptedChatModel` replies from a list or a function of the prompt and records every call;
-`heuristic_reply` is the rule-based function behind ``fake``. Tests register their own scripts
-under a spec name with `agent.llm.registered_chat_model` (or `register_chat_model` and
-`unregister_chat_model`).
+`ToolCallingModel` also asks for a tool call, as an injected passage would; `scripted` answers
+each step of the graph by its schema. `heuristic_reply` (`rule_based`) is the rule-based model
+behind the ``fake`` spec, which exists only where it is registered: tests/conftest.py for the
+tests, `evals.scripted` for benchmarks and `resin eval --model fake`. Tests register their own
+scripts under a spec name with `agent.llm.registered_chat_model` (or `register_chat_model`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
 from agent.llm.base import CallFigures, TextChatModel
@@ -25,7 +29,8 @@ Responder = Callable[[list[BaseMessage], dict[str, Any]], str]
 class ScriptedChatModel(TextChatModel):
     """A deterministic chat model for tests: replies come from a list or a function of the prompt.
 
-    Every call is recorded in ``calls`` (messages and bound kwargs), so tests can assert on prompts.
+    Every call is recorded in ``calls`` (messages and bound kwargs), so tests can assert on
+    prompts; `record` off keeps none, for a model that answers a whole benchmark run.
     """
 
     # Plain defaults (pydantic copies them per instance), not default_factory: LangChain reprs
@@ -33,6 +38,7 @@ class ScriptedChatModel(TextChatModel):
     responses: list[str] = []
     responder: Responder | None = None
     calls: list[tuple[list[BaseMessage], dict[str, Any]]] = []
+    record: bool = True
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     @property
@@ -49,7 +55,8 @@ class ScriptedChatModel(TextChatModel):
         return self
 
     def _reply(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
-        self.calls.append((list(messages), dict(kwargs)))
+        if self.record:
+            self.calls.append((list(messages), dict(kwargs)))
         if self.responses:
             return self.responses.pop(0)
         if self.responder is None:
@@ -78,6 +85,21 @@ class ScriptedChatModel(TextChatModel):
         text = self._reply(messages, kwargs)
         yield from re.findall(r"\S+\s*|\s+", text)
         yield CallFigures(self._usage(messages, text))
+
+
+class ToolCallingModel(ScriptedChatModel):
+    """A scripted model whose every reply also asks for a tool call, as an injected passage demands."""
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        call = {"name": "search_passages", "args": {"query": "secret keys"}, "id": "call_1"}
+        message = AIMessage(content=self._reply(messages, kwargs), tool_calls=[call])
+        return ChatResult(generations=[ChatGeneration(message=message)])
 
 
 _CAPITALIZED = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'-]*)*")
@@ -136,3 +158,23 @@ def heuristic_reply(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
     if not first:
         return "I could not find the answer."
     return f"{first.group(0)} [1]" if passage else first.group(0)
+
+
+def rule_based(record: bool = True) -> ScriptedChatModel:
+    """The ``fake`` model: `heuristic_reply` for every call."""
+    return ScriptedChatModel(responder=heuristic_reply, record=record)
+
+
+def scripted(plan: Any = None, bridge: str | None = None, answer: str = "Caldmere") -> ScriptedChatModel:
+    """One model for every step of the graph: its reply depends on the schema bound to the call."""
+
+    def respond(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
+        schema = ((kwargs.get("response_format") or {}).get("json_schema") or {}).get("name")
+        if schema == "Plan":
+            return plan if isinstance(plan, str) else json.dumps(plan or {"hops": []})
+        if schema == "BridgeAnswer":
+            return json.dumps({"answer": bridge or ""})
+        assert schema == "ShortAnswer", kwargs
+        return json.dumps({"answer": answer})
+
+    return ScriptedChatModel(responder=respond)
