@@ -15,7 +15,6 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -91,14 +90,10 @@ class ToolCallingModel(ScriptedChatModel):
     """A scripted model whose every reply also asks for a tool call, as an injected passage demands."""
 
     def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
     ) -> ChatResult:
         call = {"name": "search_passages", "args": {"query": "secret keys"}, "id": "call_1"}
-        message = AIMessage(content=self._reply(messages, kwargs), tool_calls=[call])
+        message = AIMessage(content=self._reply(messages, kw), tool_calls=[call])
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
