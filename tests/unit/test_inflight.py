@@ -9,12 +9,16 @@ from indexes.inflight import ordered_map
 def test_results_come_in_input_order_with_at_most_n_calls_at_once():
     lock = threading.Lock()
     running = peak = 0
+    # the first four calls pass only together: four run at once, whatever the machine's load
+    together = threading.Barrier(4, timeout=30)
 
     def slow(i):
         nonlocal running, peak
         with lock:
             running += 1
             peak = max(peak, running)
+        if i < 4:
+            together.wait()
         time.sleep(0.02 * (i % 3))  # later items often finish first
         with lock:
             running -= 1
