@@ -36,7 +36,7 @@ from agent.graph import graph
 from agent.resources import get_index
 from evals.bench_build import corpus
 from evals.hash_embedder import HashEmbedder
-from evals.scripted import FAKE_SPEC, register_fake, scripted
+from evals.scripted import FAKE_SPEC, fakes, register_fake
 from indexes.build import Builder
 from indexes.embeddings import make_embedder
 from indexes.index import Index, open_index
@@ -76,7 +76,7 @@ def open_bench_index(path: Path, vectors: str) -> tuple[Index, Context]:
 
 def build_index(index: Index, passages: int) -> None:
     """Build the fake-extracted index once; a rerun over the same corpus is a no-op."""
-    Builder(index, scripted().rule_based(record=False), batch_passages=256).run(
+    Builder(index, fakes().rule_based(record=False), batch_passages=256).run(
         corpus(passages)
     )
 

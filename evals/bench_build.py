@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals.scripted import scripted
+from evals.scripted import fakes
 from indexes.build import Builder
 from indexes.documents import Document
 from indexes.embeddings import make_embedder
@@ -89,7 +89,7 @@ def main() -> None:
         nonlocal model_seconds
         start = time.perf_counter()
         try:
-            return str(scripted().heuristic_reply(messages, kwargs))
+            return str(fakes().heuristic_reply(messages, kwargs))
         finally:
             model_seconds += time.perf_counter() - start
 
@@ -98,9 +98,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         index = open_index(args.index or Path(tmp), embedder, create=True)
         start = time.perf_counter()
-        report = Builder(index, scripted().ScriptedChatModel(responder=timed_reply), batch_passages=256).run(
-            docs
-        )
+        model = fakes().ScriptedChatModel(responder=timed_reply)
+        report = Builder(index, model, batch_passages=256).run(docs)
         wall = time.perf_counter() - start
         stats = index.stats()
         index.close()

@@ -205,10 +205,10 @@ class FaultyServer:
 
     @staticmethod
     def _reply(body: dict[str, Any]) -> str:
-        from evals.scripted import scripted
+        from evals.scripted import fakes
 
         kwargs = {"response_format": body.get("response_format")}
-        return scripted().heuristic_reply(_to_messages(body.get("messages") or []), kwargs)
+        return fakes().heuristic_reply(_to_messages(body.get("messages") or []), kwargs)
 
     def _stream(self, handler: Any, text: str) -> None:
         handler.send_response(200)

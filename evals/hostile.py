@@ -173,15 +173,15 @@ OBEYING_ANSWER = "The Orrin Dam was designed by Napoleon [7] [9] [42] [1] [p0000
 
 def obeying_responder(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
     """The fake model, except its answer does what the hostile passages ask (fake citations)."""
-    from evals.scripted import scripted
+    from evals.scripted import fakes
 
     if schema_of(kwargs) == "ShortAnswer":
         return json.dumps({"answer": OBEYING_ANSWER})
-    return str(scripted().heuristic_reply(messages, kwargs))
+    return str(fakes().heuristic_reply(messages, kwargs))
 
 
 def tool_calling_model(responder: Callable[[list[BaseMessage], dict[str, Any]], str]) -> Any:
     """A scripted model whose every reply also requests a tool call, as an injected passage asks."""
-    from evals.scripted import scripted
+    from evals.scripted import fakes
 
-    return scripted().ToolCallingModel(responder=responder)
+    return fakes().ToolCallingModel(responder=responder)

@@ -2,7 +2,7 @@
 
 The scripted model is a test double: it lives in tests/fakes.py, and production code offers no
 ``fake`` spec. evals runs from a checkout, where tests/ is, so it imports the model from there
-(`scripted`) and registers ``fake`` itself (`register_fake`) for `resin eval --model fake` and
+(`fakes`) and registers ``fake`` itself (`register_fake`) for `resin eval --model fake` and
 the benchmarks that answer with no model time.
 """
 
@@ -15,7 +15,7 @@ from agent.llm import ModelSpecError, register_chat_model
 FAKE_SPEC = "fake"
 
 
-def scripted() -> ModuleType:
+def fakes() -> ModuleType:
     """tests.fakes, which holds `ScriptedChatModel` and `heuristic_reply`; a clear error without."""
     try:
         import tests.fakes
@@ -28,5 +28,5 @@ def scripted() -> ModuleType:
 
 
 def register_fake() -> None:
-    """Serve the rule-based scripted model as ``fake``, one keeping no calls per use."""
-    register_chat_model(FAKE_SPEC, lambda: scripted().rule_based(record=False))
+    """Serve the rule-based scripted model as ``fake``: a new one per use, keeping no calls."""
+    register_chat_model(FAKE_SPEC, lambda: fakes().rule_based(record=False))

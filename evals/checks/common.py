@@ -39,7 +39,7 @@ def open_files() -> int:
 
 def build_sample_index(path: Path, embedder: Any, hostile: bool = True) -> Path:
     """The sample corpus (plus the hostile documents) indexed with the fake extractor."""
-    from evals.scripted import scripted
+    from evals.scripted import fakes
     from indexes.build import Builder
     from indexes.documents import Document, load_documents
     from indexes.index import open_index
@@ -48,6 +48,6 @@ def build_sample_index(path: Path, embedder: Any, hostile: bool = True) -> Path:
     if hostile:
         docs += [Document(id=d["id"], title=d["title"], text=d["text"]) for d in HOSTILE_DOCS]
     index = open_index(path, embedder, create=True)
-    Builder(index, scripted().rule_based()).run(docs)
+    Builder(index, fakes().rule_based()).run(docs)
     index.close()
     return path

@@ -61,7 +61,7 @@ def check_concurrency(
     from agent.context import Context
     from agent.llm import registered_chat_model
     from agent.resources import get_index
-    from evals.scripted import scripted
+    from evals.scripted import fakes
 
     questions = concurrent_questions(count)
     index = get_index(Context(index_path=str(index_path)))
@@ -69,7 +69,7 @@ def check_concurrency(
     def texts_of(pids: set[str]) -> str:
         return " ".join(p.text for p in index.catalog.passages(pids))
 
-    with registered_chat_model("doctor-echo", scripted().rule_based()):
+    with registered_chat_model("doctor-echo", fakes().rule_based()):
         run_concurrently(index_path, questions[:4], "doctor-echo", 4)  # warm-up
         gc.collect()
         rss, fds = [rss_mb()], [open_files()]

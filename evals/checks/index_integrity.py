@@ -51,7 +51,7 @@ def corrupt(index: Any) -> dict[str, list[str]]:
 
 def check_copies(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """The same files from one folder up are skipped; as copies, deleting them keeps the originals."""
-    from evals.scripted import scripted
+    from evals.scripted import fakes
     from indexes.build import Builder
     from indexes.documents import load_documents
     from indexes.index import open_index
@@ -60,7 +60,7 @@ def check_copies(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     figures["trials_run"] += 1
     root = work / "copies"
     shutil.copytree(SAMPLE_DOCS, root / "docs")
-    model = scripted().rule_based()
+    model = fakes().rule_based()
     index = open_index(work / "copies-index", embedder, create=True)
     originals = load_documents([root / "docs"])[0]
     Builder(index, model).run(originals)

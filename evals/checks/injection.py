@@ -30,7 +30,7 @@ def check_hostile(index_path: Path, figures: dict[str, Any]) -> None:
     from agent.graph import graph
     from agent.llm import registered_chat_model
     from agent.resources import get_index
-    from evals.scripted import scripted
+    from evals.scripted import fakes
     from indexes.documents import Document, make_passages
     from indexes.extraction import extraction_messages
 
@@ -46,7 +46,7 @@ def check_hostile(index_path: Path, figures: dict[str, Any]) -> None:
     )
     catalog = get_index(ctx).catalog
     for model in (
-        scripted().ScriptedChatModel(responder=obeying_responder),
+        fakes().ScriptedChatModel(responder=obeying_responder),
         tool_calling_model(obeying_responder),
     ):
         with registered_chat_model("doctor-hostile", model):

@@ -18,7 +18,7 @@ from agent.state import Evidence
 from agent.trace import StageClock
 from evals.data import Question
 from evals.gold_plans import gold_plan
-from evals.scripted import scripted
+from evals.scripted import fakes
 from evals.systems.answer import Env, Outcome
 from tools.retrieval import fetch_passages
 
@@ -106,7 +106,7 @@ def run_agent_gold_plan(env: Env, q: Question) -> Outcome:
     plan = json.dumps({"hops": [h.model_dump() for h in hops]})
     # A name per question: rows run concurrently, and each must plan with its own gold plan.
     name = f"{GOLD_PLAN_MODEL}:{q.id}"
-    with registered_chat_model(name, scripted().ScriptedChatModel(responder=lambda m, k: plan)):
+    with registered_chat_model(name, fakes().ScriptedChatModel(responder=lambda m, k: plan)):
         context = dataclasses.replace(env.context, plan_model=name)
         return run_agent_with(context, skip_steps=("plan",))(env, q)
 
