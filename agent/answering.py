@@ -29,13 +29,13 @@ from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from agent.candidates import YES_NO, Candidate, candidates, listed
+from agent.candidates import YES_NO, AnswerEvidence, Candidate, candidates, listed
 from agent.llm.spec import AnswerMode, ModelSpec
-from agent.questions import is_yes_no, listed_options, question_options, question_parts
+from agent.questions import Question
 from agent.repetition import cut_repetition
 from indexes.documents import Passage, Sentence
 from indexes.lexical import stems
-from indexes.units import ReasoningUnit, normalize
+from indexes.units import normalize
 from prompts import ANSWER_CHOICE_SYSTEM, ANSWER_CHOICE_USER, ANSWER_FREE_SYSTEM, ANSWER_FREE_USER
 from prompts.structured import fence, json_schema_format, token_usage
 
@@ -156,7 +156,7 @@ def _writes(sentence: str, answer: str) -> bool:
 
 
 def supporting(
-    answer: str, question: str, passages: Sequence[Passage]
+    answer: str, question: Question, passages: Sequence[Passage]
 ) -> list[tuple[Passage, Sentence]]:
     """One to three source sentences behind an answer, the one that writes it first.
 
@@ -164,8 +164,8 @@ def supporting(
     the best matches of the question in other passages, preferring those that link to the first
     (a sentence naming its document, or a document it names): the earlier hop of the chain.
     """
-    asked = stems(question)
-    main, described = question_parts(question)
+    asked = question.words
+    main, described = question.parts
     pool = _sentences(passages)
     if not pool:
         return []
@@ -174,7 +174,7 @@ def supporting(
         words = stems(item[1].text)
         return len(main & words) + 0.25 * len(described & words)
 
-    yes_no = normalize(answer) in YES_NO and is_yes_no(question)
+    yes_no = normalize(answer) in YES_NO and question.yes_no
     if yes_no:
         holding = pool
     else:
@@ -211,18 +211,23 @@ def _sources(chosen: Iterable[tuple[Passage, Sentence]]) -> list[Source]:
     ]
 
 
-def _choice_evidence(cands: Sequence[Candidate], question: str, passages: Sequence[Passage]) -> str:
+def _choice_evidence(
+    cands: Sequence[Candidate], question: Question, passages: Sequence[Passage]
+) -> str:
     """The few sentences the choices rest on: each candidate's own, then the question's best."""
     by_id = {s.id: s.text for _, s in _sentences(passages)}
     ids = [c.sentences[0] for c in cands if c.sentences]
-    asked = stems(question)
+    asked = question.words
     ranked = sorted(by_id, key=lambda sid: -len(asked & stems(by_id[sid])))
     picked = list(dict.fromkeys([*ids, *ranked]))[:CHOICE_SENTENCES]
     return "\n".join(f"- {fence(by_id[sid])}" for sid in picked if sid in by_id)
 
 
 def _pick(
-    model: BaseChatModel, question: str, cands: Sequence[Candidate], passages: Sequence[Passage]
+    model: BaseChatModel,
+    question: Question,
+    cands: Sequence[Candidate],
+    passages: Sequence[Passage],
 ) -> tuple[str, BaseMessage]:
     choices = [c.text for c in cands]
     messages = [
@@ -230,7 +235,7 @@ def _pick(
         HumanMessage(
             ANSWER_CHOICE_USER.format(
                 evidence=_choice_evidence(cands, question, passages),
-                question=fence(question),
+                question=fence(question.stem),
                 choices=fence(" | ".join(choices)),
             )
         ),
@@ -260,45 +265,27 @@ def free_answer(
 
 
 def answer_from_passages(
-    model: BaseChatModel,
-    mode: AnswerMode,
-    question: str,
-    passages: Sequence[Passage],
-    names: Iterable[str] = (),
-    chains: str = "",
-    bridges: Iterable[str] = (),
-    effects: Sequence[str] = (),
-    story: Sequence[str] = (),
-    units: Sequence[ReasoningUnit] = (),
+    model: BaseChatModel, mode: AnswerMode, question: Question, *, evidence: AnswerEvidence
 ) -> Answer:
-    """The short answer to `question` from these passages, with its supporting sentences.
-
-    `names` are entity names the evidence's units carry, `bridges` the entities the hops resolved
-    (the answer is written about them, in their passages), `effects` the last effects of the
-    chains found from the question's cause to the thing it asks about, and `story` the sentence
-    ids of the best such chain's links, cause first: an answer inside its effect cites them all.
-    `units` are the evidence's typed units, which `candidates` reads too.
+    """The short answer to `question` from the evidence's passages, with its supporting sentences.
 
     Nothing in the passages → `NOT_FOUND` without a model call; a pick or free answer that no
-    sentence supports → `NOT_FOUND` too: an answer is never the model's own claim.
+    sentence supports → `NOT_FOUND` too: an answer is never the model's own claim. An answer
+    inside the best chain's last effect cites the chain's sentences (`evidence.story`).
     """
+    passages = evidence.passages
     if not passages:
         return Answer(NOT_FOUND, False, mode=mode, notes=["no passages to answer from"])
     out = Answer(NOT_FOUND, False, mode=mode)
-    asked_whole, (question, options) = question, listed_options(question)
     cands: list[Candidate] = []
     if mode != "free":
-        asked = stems(question)
+        asked = question.words
         if max((len(asked & stems(s.text)) for _, s in _sentences(passages)), default=0) < min(
             2, len(asked)
         ):
             out.notes.append("no passage sentence shares the question's words")
             return out
-        cands = (
-            listed(question, options, passages)
-            if options
-            else candidates(question, passages, names, bridges, effects, units)
-        )
+        cands = listed(question, passages) if question.options else candidates(question, evidence)
         out.candidates = [c.text for c in cands]
         if not cands:
             out.notes.append("no candidate answer is written in the passages")
@@ -314,9 +301,9 @@ def answer_from_passages(
                 out.notes.append("the model's pick was not one of the choices")
     else:
         context = render_passages(passages)
-        if chains:
-            context += f"\n<chains>\n{fence(chains)}\n</chains>"
-        picked, looped, reply = free_answer(model, asked_whole, context)
+        if evidence.chains:
+            context += f"\n<chains>\n{fence(evidence.chains)}\n</chains>"
+        picked, looped, reply = free_answer(model, question.text, context)
         if looped:
             out.notes.append("the model's answer repeated itself and was cut")
     out.reply = reply
@@ -329,28 +316,24 @@ def answer_from_passages(
         chosen = _with_ids(passages, [c.sentences[0] for c in cands])
     else:
         chosen = supporting(picked, question, passages)
-    if story and _writes(effects[0], picked):
-        chosen = _with_ids(passages, story) or chosen
-    if not chosen and options:  # an option the user listed: the sentence that best supports it
+    if evidence.story and _writes(evidence.effects[0], picked):
+        chosen = _with_ids(passages, evidence.story) or chosen
+    if not chosen and question.options:  # a listed option: the sentence that best supports it
         chosen = _with_ids(passages, next((c.sentences[:1] for c in cands if c.text == picked), []))
     if not chosen:
         out.notes.append(f"no passage sentence supports the model's answer {picked!r}")
         return out
-    pair = question_options(question)
-    if pair:  # cite each option's best sentence: the comparison rests on both
-        chosen = _with_options(chosen, pair, question, passages)
+    if question.pair:  # cite each option's best sentence: the comparison rests on both
+        chosen = _with_options(chosen, question, passages)
     out.text, out.found, out.sources = picked, True, _sources(chosen)
     return out
 
 
 def _with_options(
-    chosen: list[tuple[Passage, Sentence]],
-    options: Sequence[str],
-    question: str,
-    passages: Sequence[Passage],
+    chosen: list[tuple[Passage, Sentence]], question: Question, passages: Sequence[Passage]
 ) -> list[tuple[Passage, Sentence]]:
-    asked = stems(question)
-    for option in options:
+    asked = question.words
+    for option in question.pair:
         if any(_writes(s.text, option) for _, s in chosen):
             continue
         naming = [item for item in _sentences(passages) if _writes(item[1].text, option)]

@@ -17,23 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from agent.questions import (
-    ACTIONS,
-    MAX_WORDS,
-    NUMBERS,
-    PEOPLE,
-    PLACES,
-    TIMES,
-    answer_head,
-    asks_main_argument,
-    defined_subject,
-    expected_labels,
-    is_yes_no,
-    question_options,
-    question_parts,
-    question_verb,
-    wh_phrase,
-)
+from agent.questions import ACTIONS, MAX_WORDS, NUMBERS, PEOPLE, PLACES, TIMES, Question
 from indexes.documents import Passage
 from indexes.lexical import stems
 from indexes.nlp_extraction import load_pipeline
@@ -116,6 +100,26 @@ def _around(sentence: str, span: str, window: int = 4) -> set[str]:
     return found
 
 
+@dataclass(frozen=True)
+class AnswerEvidence:
+    """What the answer step reads: the passages and what the hops and chains found in them.
+
+    `names` are entity names the evidence's units carry (subjects and objects), `bridges` the
+    entities the hops resolved (the answer is written about them), `effects` the last effects of
+    the chains from the question's cause to the thing it asks about, `story` the sentence ids of
+    the best such chain's links (cause first), `chains` those chains as text for a model, and
+    `units` the evidence's typed units.
+    """
+
+    passages: Sequence[Passage]
+    names: Sequence[str] = ()
+    bridges: Sequence[str] = ()
+    effects: Sequence[str] = ()
+    story: Sequence[str] = ()
+    chains: str = ""
+    units: Sequence[ReasoningUnit] = ()
+
+
 @dataclass
 class _Seen:
     labels: list[str] = field(default_factory=list)
@@ -124,36 +128,59 @@ class _Seen:
     rank: int = 0
 
 
-def candidates(
-    question: str,
-    passages: Sequence[Passage],
-    names: Iterable[str] = (),
-    bridges: Iterable[str] = (),
-    effects: Iterable[str] = (),
-    units: Sequence[ReasoningUnit] = (),
-) -> list[Candidate]:
+@dataclass
+class _Frame:
+    """What the evidence adds to the question's own reading, worked out once per answer."""
+
+    names: list[str]
+    finals: list[str]  # chains' last effects, normalized with spaces around
+    hopped: set[str]  # what the agent's hops resolved
+    bridges: set[str]  # hopped, and what the question's description resolves to
+    answered: list[str]  # the other side of units about an entity the question names
+    referents: dict[str, set[str]]  # sentence id → stems of the subject a unit resolved for it
+
+    @classmethod
+    def of(cls, question: Question, evidence: AnswerEvidence) -> _Frame:
+        hopped = {normalize(b) for b in evidence.bridges} - {""}
+        facts = _fact_answers(question, evidence.units, hopped)
+        referents: dict[str, set[str]] = {}  # "She died in 1937", read as the unit does
+        for _, unit in facts:
+            if unit.resolved:
+                for sid in unit.sentence_ids:
+                    referents.setdefault(sid, set()).update(stems(unit.subject))
+        return cls(
+            names=[n for n in evidence.names if n],
+            finals=[f" {normalize(e)} " for e in evidence.effects]
+            if question.expected == ACTIONS
+            else [],
+            hopped=hopped,
+            bridges=_bridges(question, evidence.passages) | hopped,
+            answered=[answer for answer, _ in facts],
+            referents=referents,
+        )
+
+
+def candidates(question: Question, evidence: AnswerEvidence) -> list[Candidate]:
     """Ranked answer candidates for the question, every one written in a passage sentence.
 
     A candidate's score adds: how well its entity type fits the question word, how many question
     words its best sentence shares, whether the noun the question asks for stands next to it
-    ("which port" → "the port of Caldmere"), and how often the passages write it. `names` are
-    entity names the evidence carries (unit subjects and objects). `effects` are the last
-    effects of chains from the question's cause to the thing it asks about: for "what happens"
-    questions, a verb phrase inside one ("cancels the festival") is the answer even though it
-    repeats the question's words. `units` are the evidence's typed units:
-    one whose predicate is the question's verb and whose one side the question names answers
-    with its other side, and its sentence is read with the referent the unit resolved for a
-    pronoun ("She died in 1937" is about Hessa Varn). "Who was X?" and "What is X?" are answered
-    by X's entity-type units alone ("Hessa Varn | is a | civil engineer"), when there are any.
+    ("which port" → "the port of Caldmere"), and how often the passages write it. For "what
+    happens" questions a verb phrase inside a chain's last effect ("cancels the festival") is
+    the answer even though it repeats the question's words. A unit whose predicate is the
+    question's verb and whose one side the question names answers with its other side, and its
+    sentence is read with the referent the unit resolved for a pronoun ("She died in 1937" is
+    about Hessa Varn). "Who was X?" and "What is X?" are answered by X's entity-type units alone
+    ("Hessa Varn | is a | civil engineer"), when there are any.
     """
-    options = question_options(question)
-    if options:
-        return compared(question, options, passages) or _mentioned(options, passages, "OPTION")
-    if is_yes_no(question):
+    passages = evidence.passages
+    if question.pair:
+        return compared(question, passages) or _mentioned(question.pair, passages, "OPTION")
+    if question.yes_no:
         return [Candidate(text, "YESNO") for text in YES_NO]
-    defined = entity_key(defined_subject(question))
+    defined = entity_key(question.defined)
     kinds: dict[str, ReasoningUnit] = {}  # each type once, the best-ranked unit first
-    for unit in units:
+    for unit in evidence.units:
         if _defines(unit, defined):
             kinds.setdefault(normalize(unit.object), unit)
     if kinds:  # "Who was Hessa Varn?" asks what she was: her entity-type units say it
@@ -161,30 +188,24 @@ def candidates(
             Candidate(u.object, "TYPE", float(len(kinds) - i), list(u.sentence_ids))
             for i, u in enumerate(kinds.values())
         ]
-    asked = stems(question)
-    asked_norm = f" {normalize(question)} "
-    wanted, head = expected_labels(question), answer_head(question)
-    names = [n for n in names if n]
-    main, described = question_parts(question)
-    verb = question_verb(question)
-    asks_year = "year" in wh_phrase(question).split()
-    finals = [f" {normalize(e)} " for e in effects] if wanted == ACTIONS else []
-    hopped = {normalize(b) for b in bridges} - {""}  # what the agent's hops resolved
-    bridges = _bridges(described, asked_norm, passages) | hopped
-    facts = _fact_answers(question, units, hopped, main)
-    answered = [answer for answer, _ in facts]
-    referents: dict[str, set[str]] = {}  # "She died in 1937", read as the answering unit does
-    for _, unit in facts:
-        if unit.resolved:
-            for sid in unit.sentence_ids:
-                referents.setdefault(sid, set()).update(stems(unit.subject))
+    frame = _Frame.of(question, evidence)
+    seen, texts = _collect(question, passages, frame)
+    return _score(question, seen, texts, frame)
+
+
+def _collect(
+    question: Question, passages: Sequence[Passage], frame: _Frame
+) -> tuple[dict[str, _Seen], dict[str, str]]:
+    """Every span the passages write that may answer, with its best sentence's fit."""
+    main, described = question.parts
     seen: dict[str, _Seen] = {}
     texts: dict[str, str] = {}
+    asks_year = "year" in question.wh.split()
     for rank, passage in enumerate(passages):
-        extra = [(passage.title, "TITLE")] + [(n, "NAME") for n in names]
+        extra = [(passage.title, "TITLE")] + [(n, "NAME") for n in frame.names]
         for sentence in passage.sentences:
             norm = f" {normalize(sentence.text)} "
-            words = stems(sentence.text) | referents.get(sentence.id, set())
+            words = stems(sentence.text) | frame.referents.get(sentence.id, set())
             overlap = len(main & words) + 0.25 * len(described & words)
             spans = list(sentence_spans(sentence.text))
             spans += [s for s in extra if f" {normalize(s[0])} " in norm]
@@ -193,39 +214,22 @@ def candidates(
                     (y, "DATE") for sp, lab in spans if lab == "DATE" for y in _YEAR.findall(sp)
                 ]
             for span, label in spans:
-                if label == "VP" and wanted != ACTIONS:
-                    continue
                 text = _clean(span)
+                effect = _effect(normalize(text), label, frame)
+                if not _kept(question, text, label, effect, frame):
+                    continue
                 key = normalize(text)
-                if not key or len(key.split()) > MAX_WORDS or f" {key} " in asked_norm:
-                    continue
-                if '"' in text or "\\" in text:  # a grammar's enum cannot hold them safely
-                    continue
-                own = stems(text)
-                repeated = own & asked - {head}  # "Kestrel Pass" answers "which pass"
-                effect = max(
-                    (len(key.split()) / len(f.split()) for f in finals if f" {key} " in f),
-                    default=0.0,
-                )
-                effect = effect if label == "VP" else 0.0
-                if (
-                    not effect
-                    and key not in answered  # a unit's side: "Aldous Brannock" built the mill
-                    and own
-                    and (2 * len(repeated) >= len(own) or own <= asked)
-                    and label not in (TIMES | NUMBERS)
-                ):
-                    continue  # mostly words the question already uses: not new information
                 item = seen.setdefault(key, _Seen(rank=rank))
                 texts.setdefault(key, text)
                 item.labels.append(label)
                 item.sentences.append(sentence.id)
                 around = _around(sentence.text, text)
-                near = bool(head) and (head in own or head in around)
-                linked = normalize(passage.title) in hopped or any(
-                    f" {b} " in norm for b in bridges if b != key and b not in key
+                own = stems(text)
+                near = bool(question.head) and (question.head in own or question.head in around)
+                linked = normalize(passage.title) in frame.hopped or any(
+                    f" {b} " in norm for b in frame.bridges if b != key and b not in key
                 )
-                close = min(len((main - own) & around), 2) + (verb in around)
+                close = min(len((main - own) & around), 2) + (question.verb in around)
                 item.best = max(
                     item.best,
                     2.0 * overlap
@@ -234,12 +238,51 @@ def candidates(
                     + 3.0 * linked
                     + _CHAIN_EFFECT * effect,
                 )
+    return seen, texts
+
+
+def _effect(key: str, label: str, frame: _Frame) -> float:
+    """How much of a chain's last effect a verb phrase holds (0 for anything else)."""
+    if label != "VP":
+        return 0.0
+    return max(
+        (len(key.split()) / len(f.split()) for f in frame.finals if f" {key} " in f), default=0.0
+    )
+
+
+def _kept(question: Question, text: str, label: str, effect: float, frame: _Frame) -> bool:
+    """Whether a span may answer: short, new information, of a kind the question can take."""
+    if label == "VP" and question.expected != ACTIONS:
+        return False
+    key = normalize(text)
+    if not key or len(key.split()) > MAX_WORDS or f" {key} " in question.normalized:
+        return False
+    if '"' in text or "\\" in text:  # a grammar's enum cannot hold them safely
+        return False
+    own = stems(text)
+    repeated = own & question.words - {question.head}  # "Kestrel Pass" answers "which pass"
+    # mostly words the question already uses: not new information, unless a unit's side
+    # ("Aldous Brannock" built the mill) or a date or number
+    return bool(
+        effect
+        or key in frame.answered
+        or not own
+        or not (2 * len(repeated) >= len(own) or own <= question.words)
+        or label in (TIMES | NUMBERS)
+    )
+
+
+def _score(
+    question: Question, seen: dict[str, _Seen], texts: dict[str, str], frame: _Frame
+) -> list[Candidate]:
+    """The collected spans ranked: type fit, best sentence, repetition, rank, unit support."""
+    wanted = question.expected
     ranked = []
     for key, item in seen.items():
         typed = [lab for lab in item.labels if lab not in _UNTYPED]
         # the commonest type, ties to the first written (a set's order would vary run to run)
         label = max(typed, key=typed.count) if typed else item.labels[0]
-        score = _fit(label, wanted) + item.best - 3.0 * (key in bridges)
+        score = _fit(label, wanted) + item.best - 3.0 * (key in frame.bridges)
         if label == "NP" and " " not in key:  # "town", "place", "way": too vague to answer
             score -= 1.5
         if wanted == TIMES and not any(c.isdigit() for c in key):  # "his second season"
@@ -248,7 +291,7 @@ def candidates(
         # the unit's whole side, or a name or number inside it ("Caldmere" in "port of Caldmere",
         # "1968" in "April 1968"), not a common word of it ("port" of "port town")
         named = not texts[key][:1].islower()
-        score += _FACT * any(key == a or named and f" {key} " in f" {a} " for a in answered)
+        score += _FACT * any(key == a or named and f" {key} " in f" {a} " for a in frame.answered)
         ranked.append(Candidate(texts[key], label, score, list(dict.fromkeys(item.sentences))))
     return sorted(ranked, key=lambda c: -c.score)[:MAX_CANDIDATES]
 
@@ -265,12 +308,12 @@ def _lemmas(predicate: str) -> frozenset[str]:
 
 
 def _fact_answers(
-    question: str, units: Iterable[ReasoningUnit], hopped: set[str], main: frozenset[str]
+    question: Question, units: Iterable[ReasoningUnit], hopped: set[str]
 ) -> list[tuple[str, ReasoningUnit]]:
     """The other side of each unit about an entity the question names (or a hop resolved)."""
-    if not asks_main_argument(question):
+    if not question.main_argument:
         return []
-    asked, verb = f" {normalize(question)} ", question_verb(question)  # lru-cached
+    asked, verb, main = question.normalized, question.verb, question.parts[0]
     found: list[tuple[str, ReasoningUnit]] = []
     for unit in units:
         subject, predicate, obj = unit.subject, unit.predicate, unit.object
@@ -285,12 +328,13 @@ def _fact_answers(
     return found
 
 
-def _bridges(described: frozenset[str], asked_norm: str, passages: Sequence[Passage]) -> set[str]:
+def _bridges(question: Question, passages: Sequence[Passage]) -> set[str]:
     """What the question's description resolves to: names in the sentences that best match it.
 
     "the fish celebrated by the Lantern Run festival" → "The Lantern Run celebrates the
     silverfin" → silverfin. The answer is said about the bridge, and is not the bridge itself.
     """
+    described = question.parts[1]
     scored = [(len(described & stems(s.text)), s.text) for p in passages for s in p.sentences]
     best = max((n for n, _ in scored), default=0)
     found: set[str] = set()
@@ -298,7 +342,7 @@ def _bridges(described: frozenset[str], asked_norm: str, passages: Sequence[Pass
         if best >= 2 and n == best:
             for span, label in sentence_spans(text):
                 key = normalize(_clean(span))
-                if key and label != "VP" and f" {key} " not in asked_norm:
+                if key and label != "VP" and f" {key} " not in question.normalized:
                     found.add(key)
     return found
 
@@ -337,13 +381,13 @@ def _option_years(
     return [], ""
 
 
-def compared(question: str, options: Sequence[str], passages: Sequence[Passage]) -> list[Candidate]:
+def compared(question: Question, passages: Sequence[Passage]) -> list[Candidate]:
     """The option a date comparison picks ("born first", "younger", "lived longer"), first.
 
     Labelled COMPARED: computed from the years the passages write, not guessed. Empty when the
     passages lack either option's years or the question compares something else.
     """
-    words = f" {normalize(question)} "
+    words, options = question.normalized, question.pair
     if _LONGER.search(words):
         measure = "span"
     elif _EARLIER.search(words):
@@ -352,8 +396,7 @@ def compared(question: str, options: Sequence[str], passages: Sequence[Passage])
         measure = "last"
     else:
         return []
-    main = question_parts(question)[0]
-    found = [_option_years(o, main, passages) for o in options]
+    found = [_option_years(o, question.parts[0], passages) for o in options]
     years = [y for y, _ in found]
     if measure == "span":  # "(9 April 1948 – 15 April 1989)"
         years = [sorted(y[:2]) for y in years]
@@ -371,16 +414,16 @@ def compared(question: str, options: Sequence[str], passages: Sequence[Passage])
     return sorted(ranked, key=lambda c: c.label != "COMPARED")
 
 
-def listed(question: str, options: Sequence[str], passages: Sequence[Passage]) -> list[Candidate]:
+def listed(question: Question, passages: Sequence[Passage]) -> list[Candidate]:
     """A multiple-choice question's options, best supported first.
 
     An option's support is the share of its words a sentence writes, weighted by how many of the
     question's words that sentence shares: options are rarely written word for word.
     """
-    asked = stems(question)
+    asked = question.words
     pool = [(s.id, stems(s.text)) for p in passages for s in p.sentences]
     out = []
-    for text in options:
+    for text in question.options:
         own = stems(text) or {normalize(text)}
         support = [(len(own & w) / len(own) * (1 + len(asked & w)), sid) for sid, w in pool]
         ids = [sid for score, sid in sorted(support, reverse=True) if score > 0]

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cached_property
+
+from pydantic import BaseModel, ConfigDict, Field
+from spacy.tokens import Doc
 
 from indexes.lexical import stems
 from indexes.nlp_extraction import load_pipeline
@@ -72,6 +75,9 @@ _EXPECTED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
 )
 # An answer (a named option, a candidate span) is at most this many words.
 MAX_WORDS = 8
+# Longer questions are refused rather than cut (a cut question is a different question), and
+# are not parsed.
+MAX_QUESTION_CHARS = 2000
 
 
 def question_options(question: str) -> list[str]:
@@ -123,15 +129,13 @@ def is_yes_no(question: str) -> bool:
     return bool(words) and words[0] in _AUXILIARIES and not question_options(question)
 
 
-@lru_cache(maxsize=256)
-def question_parts(question: str) -> tuple[frozenset[str], frozenset[str]]:
+def question_parts(doc: Doc) -> tuple[frozenset[str], frozenset[str]]:
     """The question's own words, and the words of the descriptions inside it (stems).
 
     "In which port was *the designer of the Orrin Dam* born?", "the biologist *who first
     described pale gill fever*": a description names a bridge entity, and the sentences that
     match it are about that entity; the answer's sentence matches the rest ("port", "born").
     """
-    doc = load_pipeline()(question)
     inner: set[int] = set()
     for token in doc:
         for child in token.children:
@@ -149,13 +153,12 @@ def question_parts(question: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(main), frozenset(described)
 
 
-@lru_cache(maxsize=256)
-def question_verb(question: str) -> str:
+def question_verb(doc: Doc) -> str:
     """The question's main verb other than be/do/have ("… *switch* to …"), cut to five letters.
 
     The answer is usually written beside it.
     """
-    roots = [t for t in load_pipeline()(question) if t.dep_ == "ROOT" and t.pos_ == "VERB"]
+    roots = [t for t in doc if t.dep_ == "ROOT" and t.pos_ == "VERB"]
     return roots[0].lemma_.lower()[:5] if roots and roots[0].lemma_ not in _AUX_LEMMAS else ""
 
 
@@ -163,14 +166,13 @@ def question_verb(question: str) -> str:
 _CLAUSES = frozenset({"relcl", "acl", "advcl", "ccomp", "pcomp", "xcomp"})
 
 
-def asks_main_argument(question: str) -> bool:
+def asks_main_argument(doc: Doc) -> bool:
     """Does the question word hang off the main verb, not off a clause describing something?
 
     "Where was Hessa Varn born?", "In which port was … born?": the main verb's argument is asked.
     "… voiced by the actress who achieved success on what show?": the clause's is, so a fact
     with the main verb ("voiced by Ashley Tisdale") answers a hop on the way, not the question.
     """
-    doc = load_pipeline()(question)
     node = next((t for t in doc if t.lower_ in _WH_WORDS), None)
     if node is None:
         return False
@@ -251,3 +253,135 @@ def answer_head(question: str) -> str:
         )
     words = match.group(1).split() if match else []
     return words[-1][:5] if words and words[-1] not in _AUXILIARIES else ""
+
+
+class ParsedToken(BaseModel):
+    """One token of a question's parse, as plain values a checkpoint can hold."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    space: bool
+    lemma: str
+    pos: str
+    tag: str
+    dep: str
+    head: int
+    ent: str = Field(description="the token's entity as IOB: 'B-PERSON', 'I-GPE', 'O'")
+    morph: str = ""
+
+
+class Question(BaseModel):
+    """A question read once: its text, its parse and what the message held that was skipped.
+
+    `rewrite` makes it and state keeps it (plain JSON in a checkpoint); every later reading of
+    the question (plan, hops, candidates, the answer step) asks this object, whose readings are
+    computed once. A multiple-choice question's readings are those of its stem: `options` holds
+    the lettered options, `text` the question as asked.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    skipped: list[str] = Field(default_factory=list)
+    options: list[str] = Field(default_factory=list, description="lettered options, in order")
+    stem: str = ""
+    tokens: list[ParsedToken] = Field(default_factory=list)
+
+    @classmethod
+    def read(cls, text: str, skipped: Sequence[str] = ()) -> Question:
+        """Parse the question (its stem, when it lists lettered options)."""
+        stem, options = listed_options(text)
+        doc = load_pipeline()(stem if len(text) <= MAX_QUESTION_CHARS else "")
+        tokens = [
+            ParsedToken(
+                text=t.text,
+                space=bool(t.whitespace_),
+                lemma=t.lemma_,
+                pos=t.pos_,
+                tag=t.tag_,
+                dep=t.dep_,
+                head=t.head.i,
+                ent=f"{t.ent_iob_}-{t.ent_type_}" if t.ent_type_ else "O",
+                morph=str(t.morph),
+            )
+            for t in doc
+        ]
+        return cls(text=text, skipped=list(skipped), options=options, stem=stem, tokens=tokens)
+
+    @cached_property
+    def doc(self) -> Doc:
+        """The stem's spaCy parse, rebuilt from the tokens (no model run)."""
+        t = self.tokens
+        return Doc(
+            load_pipeline().vocab,
+            words=[x.text for x in t],
+            spaces=[x.space for x in t],
+            lemmas=[x.lemma for x in t],
+            pos=[x.pos for x in t],
+            tags=[x.tag for x in t],
+            deps=[x.dep for x in t],
+            heads=[x.head for x in t],
+            ents=[x.ent for x in t],
+            morphs=[x.morph for x in t],
+        )
+
+    @cached_property
+    def pair(self) -> list[str]:
+        """The two alternatives the question names ("Which is older, X or Y?"), or []."""
+        return question_options(self.stem)
+
+    @cached_property
+    def yes_no(self) -> bool:
+        """A yes/no question: it opens with an auxiliary and names no alternatives."""
+        return is_yes_no(self.stem)
+
+    @cached_property
+    def parts(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The question's own words and the words of its descriptions (stems)."""
+        return question_parts(self.doc)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Every word stem of the question."""
+        return frozenset(stems(self.stem))
+
+    @cached_property
+    def normalized(self) -> str:
+        """The normalized stem with a space on each side, for whole-phrase tests."""
+        return f" {normalize(self.stem)} "
+
+    @cached_property
+    def verb(self) -> str:
+        """The main verb other than be/do/have, cut to five letters ('' if none)."""
+        return question_verb(self.doc)
+
+    @cached_property
+    def main_argument(self) -> bool:
+        """Whether the question word hangs off the main verb, not a clause inside."""
+        return asks_main_argument(self.doc)
+
+    @cached_property
+    def defined(self) -> str:
+        """What a "Who was X?" question asks to define, normalized ('' if none)."""
+        return defined_subject(self.stem)
+
+    @cached_property
+    def wh(self) -> str:
+        """The question word and the words after it, normalized."""
+        return wh_phrase(self.stem)
+
+    @cached_property
+    def expected(self) -> frozenset[str]:
+        """What the question word asks for, as entity labels (empty: anything)."""
+        return expected_labels(self.stem)
+
+    @cached_property
+    def head(self) -> str:
+        """The noun the question asks for ("which mountain *pass*"), cut to five letters."""
+        return answer_head(self.stem)
+
+    @cached_property
+    def causal(self) -> tuple[str, str] | None:
+        """(thing affected, condition) of "What happens to X when Y?", else None."""
+        return causal_parts(self.stem)

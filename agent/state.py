@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import TypedDict
 
 from agent.answering import Source
+from agent.questions import Question
 from agent.relations import AnswerType
 from indexes.units import UnitKind
 from prompts import MAX_HOPS
@@ -190,8 +191,9 @@ class OutputState(TypedDict, total=False):
 
 
 class State(InputState, OutputState, total=False):
-    """Everything the graph carries between nodes."""
+    """Everything the graph carries between nodes; `read` is the question as `rewrite` read it."""
 
+    read: Annotated[Question, JsonAggregate(Question, lambda _, new: new)]
     plan: Annotated[list[Hop], JsonAggregate(list[Hop], extend_plan)]
     results: Annotated[dict[int, HopResult], JsonAggregate(dict[int, HopResult], merge_results)]
     evidence: Annotated[list[Evidence], JsonAggregate(list[Evidence], merge_evidence)]

@@ -10,6 +10,7 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from agent.answering import answer_from_passages, resolve_mode
+from agent.candidates import AnswerEvidence
 from agent.context import Context
 from agent.hop_compute import answer_from_hops
 from agent.llm import make_chat_model
@@ -88,7 +89,6 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     started = time.perf_counter()
     ctx = context_of(runtime.context)
     index = get_index(ctx)
-    question = state.get("question", "")
     evidence = state.get("evidence") or []
     writer = get_stream_writer()
     writer({"event": "composing", "evidence": len(evidence)})
@@ -118,14 +118,16 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         answer = answer_from_passages(
             make_chat_model(ctx.compose_model),
             mode,
-            question,
-            passages,
-            names,
-            chains,
-            bridges,
-            effects,
-            story,
-            units,
+            state["read"],
+            evidence=AnswerEvidence(
+                passages,
+                names=names,
+                bridges=bridges,
+                effects=effects,
+                story=story,
+                chains=chains,
+                units=units,
+            ),
         )
     writer(
         {

@@ -15,7 +15,8 @@ from langgraph.types import Overwrite
 from agent.context import Context
 from agent.decompose import decompose
 from agent.llm import ModelSpec, make_chat_model
-from agent.nodes.common import question_of, structured, usage_row
+from agent.nodes.common import structured, usage_row
+from agent.questions import MAX_QUESTION_CHARS
 from agent.resources import context_of
 from agent.state import MAX_HOPS, Hop, Plan, PlanSource, State
 from indexes.lexical import tokenize
@@ -63,8 +64,6 @@ def validate_plan(plan: Plan) -> list[Hop]:
     return hops
 
 
-# Longer questions are refused rather than cut: a cut question is a different question.
-MAX_QUESTION_CHARS = 2000
 # Words of a message that asks nothing ("hi", "ok thanks"): answered with a hint, not a search.
 _SMALL_TALK = frozenset(
     "hi hello hey thanks thank you ok okay bye goodbye yes no sure cool great please".split()
@@ -157,8 +156,8 @@ def input_problem(question: str, skipped: list[str]) -> str:
 def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask the plan model for hops; an invalid, empty or unparseable plan becomes structural."""
     ctx = context_of(runtime.context)
-    _, skipped = question_of(state)
-    question = state.get("question", "")  # standalone: `rewrite` resolved a follow-up's pronouns
+    read = state["read"]  # standalone: `rewrite` resolved a follow-up's pronouns
+    question, skipped = read.text, read.skipped
     asked = state.get("asked", "")
     notes = [f"skipped a non-text part of the message ({kind})" for kind in skipped]
     if asked and asked != question:

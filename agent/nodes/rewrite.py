@@ -21,7 +21,7 @@ from agent.answering import NOT_FOUND, structured_call
 from agent.context import Context
 from agent.llm import make_chat_model
 from agent.nodes.common import first_line, message_text, question_of, usage_row
-from agent.questions import expected_labels
+from agent.questions import Question, expected_labels
 from agent.resources import check_run, context_of
 from agent.state import State
 from indexes.nlp_extraction import load_pipeline
@@ -187,7 +187,7 @@ def rewrite(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """The first node: check the run's index and models, then make the question standalone."""
     ctx = context_of(runtime.context)
     check_run(ctx)
-    typed, _ = question_of(state)
+    typed, skipped = question_of(state)
     messages = state.get("messages") or []
     turn = previous_turn(messages)
     if turn[0] and state.get("question") and isinstance(messages[-1], HumanMessage):
@@ -198,5 +198,6 @@ def rewrite(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     return {
         "question": question,
         "asked": typed,
+        "read": Question.read(question, skipped),
         "usage": Overwrite(usage),
     }

@@ -16,8 +16,10 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from agent.answering import NOT_FOUND_CHOICE, answer_from_passages, free_answer, resolve_mode
+from agent.candidates import AnswerEvidence
 from agent.context import Context
 from agent.nodes.compose import select_passages
+from agent.questions import Question
 from indexes.documents import Passage
 from indexes.index import Index
 from indexes.units import normalize
@@ -78,7 +80,12 @@ def compose_answer(
     chosen = select_passages([], passages, env.context.evidence_budget)
     mode = resolve_mode(env.context.answer_mode, env.context.compose_model)
     with timed_stage(out.stages, "answer"):
-        answer = answer_from_passages(env.model, mode, question, chosen, names or [], chains)
+        answer = answer_from_passages(
+            env.model,
+            mode,
+            Question.read(question),
+            evidence=AnswerEvidence(chosen, names=names or [], chains=chains),
+        )
     out.answer = answer.text if answer.found else ""
     out.prompt_tokens, out.completion_tokens = answer.prompt_tokens, answer.completion_tokens
     out.context_passages = [p.id for p in chosen]

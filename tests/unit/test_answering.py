@@ -7,15 +7,16 @@ import pytest
 
 from agent.answering import (
     NOT_FOUND,
+    Answer,
     answer_from_passages,
     cut_repetition,
     resolve_mode,
 )
-from agent.candidates import candidates, listed
+from agent.candidates import AnswerEvidence, Candidate, candidates, listed
 from agent.context import Context
 from agent.graph import graph
 from agent.questions import (
-    asks_main_argument,
+    Question,
     expected_labels,
     is_yes_no,
     listed_options,
@@ -35,6 +36,18 @@ DOCS = {
     "He trained as a stonemason in Varrow.",
     "Pellisk": "Pellisk is a harbour town on the Merrow estuary. It has 4,200 inhabitants.",
 }
+
+
+def ranked(question: str, shown, units=()) -> list[Candidate]:
+    """The candidates for a question read once, over these passages and units."""
+    return candidates(Question.read(question), AnswerEvidence(shown, units=units))
+
+
+def answered(model, mode, question: str, shown) -> Answer:
+    """The answer step over these passages alone."""
+    return answer_from_passages(
+        model, mode, Question.read(question), evidence=AnswerEvidence(shown)
+    )
 
 
 def passages(*titles):
@@ -64,31 +77,31 @@ def test_the_question_word_sets_the_expected_type(question, labels):
 
 def test_candidates_are_spans_of_the_passages_ranked_by_fit():
     shown = passages()
-    found = candidates("In which town was the designer of the Aldwick Bridge born?", shown)
+    found = ranked("In which town was the designer of the Aldwick Bridge born?", shown)
     text = " ".join(p.text for p in shown)
     assert found and all(c.text in text for c in found)
     assert found[0].text == "Pellisk"
     # what the question names itself is never an answer
     assert not any(c.text == "Aldwick Bridge" for c in found)
-    years = candidates("In what year did the Aldwick Bridge open?", shown)
+    years = ranked("In what year did the Aldwick Bridge open?", shown)
     assert years[0].text == "1887"
 
 
 def test_yes_no_and_either_or_questions_get_their_own_choices():
     assert is_yes_no("Was Tomas Brell born in Pellisk?")
-    assert [c.text for c in candidates("Was Tomas Brell born in Pellisk?", passages())] == [
+    assert [c.text for c in ranked("Was Tomas Brell born in Pellisk?", passages())] == [
         "yes",
         "no",
     ]
     question = "Which is older, the Aldwick Bridge or Pellisk?"
     assert question_options(question) == ["Aldwick Bridge", "Pellisk"]
-    assert {c.text for c in candidates(question, passages())} == {"Aldwick Bridge", "Pellisk"}
+    assert {c.text for c in ranked(question, passages())} == {"Aldwick Bridge", "Pellisk"}
 
 
 def test_the_model_picks_from_an_enum_and_the_sentences_are_copied_not_written():
     model = ScriptedChatModel(responder=heuristic_reply)
     question = "In which town was the designer of the Aldwick Bridge born?"
-    answer = answer_from_passages(model, "choices", question, passages())
+    answer = answered(model, "choices", question, passages())
     assert choices_of(model)[0] == "Pellisk" and "not found" not in choices_of(model)
     assert answer.found and answer.text == "Pellisk"
     first, *rest = answer.sources
@@ -101,24 +114,24 @@ def test_the_model_picks_from_an_enum_and_the_sentences_are_copied_not_written()
 
 def test_no_passages_means_not_found_without_a_model_call():
     model = ScriptedChatModel(responses=[])
-    answer = answer_from_passages(model, "choices", "Who designed the Orrin Dam?", [])
+    answer = answered(model, "choices", "Who designed the Orrin Dam?", [])
     assert answer.text == NOT_FOUND and not answer.found and not model.calls
 
 
 def test_a_free_answer_that_no_sentence_supports_is_not_found():
     invented = json.dumps({"answer": "the United States Army Corps of Engineers"})
     model = ScriptedChatModel(responses=[invented])
-    answer = answer_from_passages(model, "free", "Who designed the bridge?", passages())
+    answer = answered(model, "free", "Who designed the bridge?", passages())
     assert not answer.found and answer.message() == NOT_FOUND
     model = ScriptedChatModel(responses=[json.dumps({"answer": "Tomas Brell"})])
-    answer = answer_from_passages(model, "free", "Who designed the bridge?", passages())
+    answer = answered(model, "free", "Who designed the bridge?", passages())
     assert answer.found and "designed by Tomas Brell" in answer.sources[0]["sentence"]
 
 
 def test_a_looping_free_answer_is_cut_and_noted():
     loop = "He was born in 1851. " * 15
     model = ScriptedChatModel(responses=[json.dumps({"answer": loop})])
-    answer = answer_from_passages(model, "free", "When was Tomas Brell born?", passages())
+    answer = answered(model, "free", "When was Tomas Brell born?", passages())
     assert answer.text.count("born") <= 1 or not answer.found
     assert any("repeated itself" in n for n in answer.notes)
 
@@ -150,7 +163,7 @@ def test_answer_mode_auto_follows_the_backend():
 def test_ranked_mode_answers_the_first_candidate_without_a_model_call():
     model = ScriptedChatModel(responses=[])
     question = "In which town was the designer of the Aldwick Bridge born?"
-    answer = answer_from_passages(model, "ranked", question, passages())
+    answer = answered(model, "ranked", question, passages())
     assert answer.text == answer.candidates[0] == "Pellisk" and not model.calls
     assert answer.sources[0]["sentence"].startswith("Tomas Brell was born")
 
@@ -165,7 +178,7 @@ def test_a_name_that_holds_the_asked_for_noun_stays_a_candidate():
             )
         )[0]
     ]
-    found = candidates("Which mountain pass does the Ledger Road cross?", shown)
+    found = ranked("Which mountain pass does the Ledger Road cross?", shown)
     assert found[0].text == "Harrow Pass"
 
 
@@ -195,10 +208,10 @@ def people(*titles):
 )
 def test_a_date_comparison_is_computed_from_the_years_without_a_model_call(question, winner):
     shown = people("Ilsa Moran", "Teodor Vask", "Rune Halle")
-    found = candidates(question, shown)
+    found = ranked(question, shown)
     assert found[0].label == "COMPARED" and found[0].text == winner
     model = ScriptedChatModel(responses=[])
-    answer = answer_from_passages(model, "choices", question, shown)
+    answer = answered(model, "choices", question, shown)
     assert answer.text == winner and not model.calls
     # both options' sentences are cited: the comparison rests on both
     cited = " ".join(s["sentence"] for s in answer.sources)
@@ -210,7 +223,7 @@ def test_a_date_comparison_is_computed_from_the_years_without_a_model_call(quest
 
 def test_a_comparison_the_passages_cannot_settle_is_left_to_the_model():
     shown = people("Ilsa Moran", "Per Odd")
-    found = candidates("Who was born first, Ilsa Moran or Per Odd?", shown)
+    found = ranked("Who was born first, Ilsa Moran or Per Odd?", shown)
     assert {c.label for c in found} == {"OPTION"}
 
 
@@ -230,7 +243,7 @@ def test_the_two_options_a_question_names(question, options):
 
 def test_what_year_is_answered_by_a_year_alone_and_the_verb_s_neighbour_wins():
     shown = people("Teodor Vask")
-    years = [c.text for c in candidates("In what year was Teodor Vask born?", shown)]
+    years = [c.text for c in ranked("In what year was Teodor Vask born?", shown)]
     assert years[0] == "1931" and "17 July 1931" not in years
     film = make_passages(
         Document(
@@ -240,7 +253,7 @@ def test_what_year_is_answered_by_a_year_alone_and_the_verb_s_neighbour_wins():
             "composer Olin Marsh.",
         )
     )
-    assert candidates("Who directed Glass Harbor?", film)[0].text == "Kara Venn"
+    assert ranked("Who directed Glass Harbor?", film)[0].text == "Kara Venn"
 
 
 def test_a_multiple_choice_question_offers_its_own_options_best_supported_first():
@@ -250,10 +263,10 @@ def test_a_multiple_choice_question_offers_its_own_options_best_supported_first(
     assert options == ["Varrow", "a harbour town", "the moon"]
     assert with_options(stem, options) == question
     assert listed_options("Is (A) a grade?") == ("Is (A) a grade?", [])
-    ranked = listed(stem, options, passages())
+    ranked = listed(Question.read(question), passages())
     assert ranked[0].text == "a harbour town" and ranked[-1].text == "the moon"
     model = ScriptedChatModel(responder=heuristic_reply)
-    answer = answer_from_passages(model, "choices", question, passages())
+    answer = answered(model, "choices", question, passages())
     assert choices_of(model) == ["a harbour town", "Varrow", "the moon"]
     assert answer.found and answer.text == "a harbour town"
     assert "harbour town" in answer.sources[0]["sentence"]
@@ -263,7 +276,7 @@ def test_a_listed_option_the_sentences_write_only_in_part_is_cited_by_its_best_s
     question = (
         "What is the harbour town Pellisk on? (A) a wide tidal estuary of the sea (B) a ridge"
     )
-    answer = answer_from_passages(ScriptedChatModel(responses=[]), "ranked", question, passages())
+    answer = answered(ScriptedChatModel(responses=[]), "ranked", question, passages())
     assert answer.found and answer.text == "a wide tidal estuary of the sea"
     assert answer.sources[0]["sentence"] == "Pellisk is a harbour town on the Merrow estuary."
 
@@ -279,7 +292,7 @@ def test_a_listed_option_the_sentences_write_only_in_part_is_cited_by_its_best_s
     ],
 )
 def test_a_question_asks_its_main_verb_or_a_clause_inside_it(question, main):
-    assert asks_main_argument(question) is main
+    assert Question.read(question).main_argument is main
 
 
 SOLT = make_passages(
@@ -316,28 +329,28 @@ def test_a_unit_with_the_question_verb_about_a_named_entity_answers_it():
     ]
     question = "Where was Mira Solt born?"
     # without the units the dam-like name beside her name wins; with them, where she was born
-    assert candidates(question, SOLT)[0].text == "Kessen Weir"
-    assert candidates(question, SOLT, units=units)[0].text in ("Oster", "mill village of Oster")
+    assert ranked(question, SOLT)[0].text == "Kessen Weir"
+    assert ranked(question, SOLT, units=units)[0].text in ("Oster", "mill village of Oster")
     # a unit about a kind of thing ("the weir") is not a unit about the one asked for
-    about_kind = candidates("Who built the weir?", SOLT, units=units[2:])
-    plain = candidates("Who built the weir?", SOLT)
+    about_kind = ranked("Who built the weir?", SOLT, units=units[2:])
+    plain = ranked("Who built the weir?", SOLT)
     assert [c.score for c in about_kind] == [c.score for c in plain]
     # the other side only counts for the question's own verb
-    other_verb = candidates(question, SOLT, units=units[:1])
-    assert [c.score for c in other_verb] == [c.score for c in candidates(question, SOLT)]
+    other_verb = ranked(question, SOLT, units=units[:1])
+    assert [c.score for c in other_verb] == [c.score for c in ranked(question, SOLT)]
 
 
 def test_a_pronoun_sentence_is_read_with_the_referent_its_units_resolved():
     # "She died in Varrow in 1931" shares no word with the question; its unit says who "she" is,
     # and its predicate is the question's verb by lemma (died / die)
     question = "When did Mira Solt die?"
-    assert candidates(question, SOLT)[0].text == "1902"
+    assert ranked(question, SOLT)[0].text == "1902"
     died = [unit("Mira Solt", "died in", "1931", 3, resolved="She")]
-    top = candidates(question, SOLT, units=died)[0]
+    top = ranked(question, SOLT, units=died)[0]
     assert top.text == "1931"
     # the referent's words count in its sentence: more than the same unit with no pronoun
     written = [unit("Mira Solt", "died in", "1931", 3)]
-    assert top.score > candidates(question, SOLT, units=written)[0].score
+    assert top.score > ranked(question, SOLT, units=written)[0].score
 
 
 def test_a_definition_question_is_answered_by_the_entity_type_units():
@@ -353,11 +366,11 @@ def test_a_definition_question_is_answered_by_the_entity_type_units():
             sentence_ids=[SOLT[0].sentences[2].id],
         ),
     ]
-    found = candidates("What is the Kessen Weir?", SOLT, units=units)
+    found = ranked("What is the Kessen Weir?", SOLT, units=units)
     assert [(c.text, c.label) for c in found] == [("stone weir", "TYPE")]
     assert found[0].sentences == [SOLT[0].sentences[2].id]
     # no type unit of the entity asked about: the ordinary ranking
-    assert candidates("What is Oster?", SOLT, units=units)[0].label != "TYPE"
+    assert ranked("What is Oster?", SOLT, units=units)[0].label != "TYPE"
 
 
 def test_who_was_and_what_is_on_the_parser_index(open_index, nlp_extractor, tmp_path):
@@ -395,5 +408,5 @@ def test_a_units_answer_may_share_a_word_with_the_question():
         sentence_ids=[weir[0].sentences[0].id],
     )
     question = "Who built the Kessen Weir?"
-    assert "Tomas Kessen" not in [c.text for c in candidates(question, weir)]
-    assert candidates(question, weir, units=[built])[0].text == "Tomas Kessen"
+    assert "Tomas Kessen" not in [c.text for c in ranked(question, weir)]
+    assert ranked(question, weir, units=[built])[0].text == "Tomas Kessen"

@@ -19,6 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent.answering import NOT_FOUND, answer_from_passages, render_passages
+from agent.candidates import AnswerEvidence
+from agent.questions import Question
 from agent.repetition import cut_repetition
 from evals.hash_embedder import HashEmbedder
 from evals.hostile import fence_breaks, fenced_bodies, grounding_violations
@@ -287,8 +289,8 @@ def test_any_reply_gives_a_grounded_answer_or_not_found(reply, mode, n):
     answer = answer_from_passages(
         ScriptedChatModel(responses=[reply]),
         mode,
-        "Where was the Orrin Dam's designer born?",
-        passages,
+        Question.read("Where was the Orrin Dam's designer born?"),
+        evidence=AnswerEvidence(passages),
     )
     shown = {p.id: {s.id: s.text for s in p.sentences} for p in passages}
     if not answer.found:
