@@ -15,12 +15,12 @@ from agent.context import Context
 from agent.graph import builder
 from agent.llm import ModelBackendError, make_chat_model, register_chat_model
 from agent.llm.scripted import ScriptedChatModel, heuristic_reply
-from agent.resources import forget_indexes
 from evals.crash import compare, snapshot
 from evals.faults import FAULT_MODES, FaultyServer, fault_documents
 from indexes.build import Builder
 from indexes.documents import make_passages
 from indexes.extraction import extract_passage
+from indexes.index import close_indexes
 
 DOCS = fault_documents()
 TIMEOUT = 0.5  # seconds per try: the slow mode sleeps past it
@@ -195,7 +195,7 @@ def test_graph_with_a_failing_backend_falls_back_or_fails_clearly(
             )
         assert time.monotonic() - started < 30
     finally:
-        forget_indexes()
+        close_indexes()
 
 
 def test_the_server_helper_serves_model_listing(server):

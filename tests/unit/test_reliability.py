@@ -24,7 +24,7 @@ from agent.graph import builder, graph
 from agent.llm import register_chat_model
 from agent.llm.scripted import ScriptedChatModel, heuristic_reply
 from agent.nodes.resolve_hop import bridge_value
-from agent.resources import forget_indexes, get_index
+from agent.resources import get_index
 from agent.state import Evidence, Hop
 from evals.checks.common import build_sample_index, open_files, rss_mb
 from evals.checks.concurrent_load import concurrent_questions, leaks, run_concurrently
@@ -39,6 +39,7 @@ from evals.hostile import (
 )
 from indexes.documents import Document, make_passages
 from indexes.extraction import extraction_messages
+from indexes.index import close_indexes
 from indexes.units import UNIT_KINDS
 from tools.entities import units_about
 from tools.retrieval import search_units
@@ -53,7 +54,7 @@ def sample_index(tmp_path_factory, embedder):
     """The sample corpus plus the hostile documents, indexed with the fake extractor."""
     path = build_sample_index(tmp_path_factory.mktemp("hostile") / "index", embedder)
     yield path
-    forget_indexes()
+    close_indexes()
 
 
 def hostile_passages():
