@@ -131,6 +131,16 @@ def test_effect_chain_crosses_near_states_to_the_thing_affected(causal_index):
     assert effect_chains(causal_index, "the pumps of the Dunmore Quarry fail", "the harbour") == []
 
 
+def test_the_index_reads_causes_as_entities_heading_causal_links(causal_index):
+    causes = causal_index.causes_like("the pumps of the Dunmore Quarry fail", 0.3, 3)
+    assert causes
+    for cause in causes:
+        steps = causal_index.heaviest_steps(cause, "forward", 8)
+        assert any(causal_index.link(s.head, s.tail).causal for s in steps)
+    near = causal_index.near_causes(causes[0], 0.0, 2)
+    assert causes[0] not in near and all(causal_index.entity(n).names for n in near)
+
+
 def test_conditionals_are_causal_edges_of_the_graph(causal_index):
     g = causal_index.graph
     head, tail = g.node_of("trout catch fails"), g.node_of("organizers postpone the Ashby Fair")
