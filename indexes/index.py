@@ -81,7 +81,7 @@ def migrate_command(config: IndexConfig) -> str:
 class IndexConfig:
     """Where the index lives (an absolute folder) and how it is built."""
 
-    path: Path = Path(".resin")
+    path: Path
     chroma_host: str | None = None
     chroma_port: int = 8000
     passage_chars: int = DEFAULT_PASSAGE_CHARS
@@ -95,24 +95,20 @@ class Index(IndexReads):
         self,
         config: IndexConfig,
         embedder: Embedder,
-        create: bool = True,
         migrate: bool = False,
         checking: bool = False,
     ) -> None:
-        """Open the index, refusing one built with another embedder.
+        """Open the index, creating it if the folder holds none, refusing another embedder's.
 
-        `create=False` (readers: ask, chat, stats, the graph) refuses a folder with no index
-        rather than answering from an empty one. `migrate` moves the vectors of an index built
-        before per-index collection names into its own collections on a Chroma server (an
-        embedded store belongs to its index alone and is migrated on open). `checking` (an
-        integrity check or repair) opens a graph file that cannot be read as an empty graph.
+        `migrate` moves the vectors of an index built before per-index collection names into
+        its own collections on a Chroma server (an embedded store belongs to its index alone
+        and is migrated on open). `checking` (an integrity check or repair) opens a graph file
+        that cannot be read as an empty graph.
         """
         self.config = config
         self.manifest_path = config.path / "manifest.json"
         if config.path.exists() and not config.path.is_dir():
             raise IndexPathError(f"index path {config.path} is a file: give --index a folder")
-        if not create and not self.manifest_path.exists():
-            raise IndexNotFoundError(missing_index_message(config.path))
         try:
             config.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -206,6 +202,10 @@ class Index(IndexReads):
         tmp.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
         tmp.replace(self.manifest_path)
 
+    def collections(self) -> str:
+        """The index's own Chroma collections, as a pattern of their names, for messages."""
+        return f"{self.manifest['collection_prefix']}*"
+
     def record_model(self, model: str) -> None:
         """Note an extractor's key (model and prompt, or parser and rules) in the manifest."""
         models = self.manifest.setdefault("extraction_models", [])
@@ -282,9 +282,7 @@ def open_index(
     with _OPEN_LOCK:
         index = _OPEN.get(key)
         if index is None:
-            index = _OPEN[key] = Index(
-                config, embedder, create=create, migrate=migrate, checking=checking
-            )
+            index = _OPEN[key] = Index(config, embedder, migrate=migrate, checking=checking)
         return index
 
 

@@ -84,7 +84,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     try:
         if getattr(args, "migrate", False):
-            print(f"index {args.index} uses collections {index.manifest['collection_prefix']}*")
+            print(f"index {args.index} uses collections {index.collections()}")
             if not args.paths and not args.delete:
                 return 0
         if repair:
