@@ -258,9 +258,9 @@ def test_user_strings_never_reach_a_chroma_filter_unnormalized(sample_index, mon
 
     real_subject = index.catalog.units_with_subject
 
-    def spy_subject(key, limit=-1):  # the subject lookup is SQL now: it must get the same keys
+    def spy_subject(key, limit=-1, kinds=()):  # the subject lookup is SQL: the same keys
         seen.append({"subject": key})
-        return real_subject(key, limit)
+        return real_subject(key, limit, kinds)
 
     monkeypatch.setattr(index.vectors, "search", spy)
     monkeypatch.setattr(index.catalog, "units_with_subject", spy_subject)
