@@ -3,7 +3,7 @@
 A field the run's context does not give comes from the environment (what a server deployment
 sets, e.g. in the `.env` that langgraph.json names), else from its default:
 
-    RESIN_INDEX           index_path (a relative path is taken from the server's start directory)
+    RESIN_INDEX           index_path (a relative path: from the working directory, when opened)
     RESIN_MODEL           hop_model and compose_model (plan_model "auto" follows compose_model)
     RESIN_PLAN_MODEL, RESIN_HOP_MODEL, RESIN_COMPOSE_MODEL   one step each (over RESIN_MODEL)
     RESIN_EMBEDDER        embedder

@@ -96,8 +96,7 @@ def render_trace(state: dict[str, Any], index: Index) -> str:
     for item in state.get("evidence") or []:
         by_hop.setdefault(item.hop, []).append(item)
     titles = {
-        p.id: p.title
-        for p in index.catalog.passages({e.passage_id for e in state.get("evidence") or []})
+        p.id: p.title for p in index.passages({e.passage_id for e in state.get("evidence") or []})
     }
     for hop_id in sorted(by_hop):
         lines.append(f"── hop {hop_id} evidence")

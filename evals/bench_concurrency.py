@@ -31,6 +31,7 @@ from indexes.build import Builder
 from indexes.documents import Document, load_documents
 from indexes.embeddings import make_embedder
 from indexes.index import open_index
+from indexes.maintenance import snapshot
 
 
 def build_levels(
@@ -47,7 +48,7 @@ def build_levels(
             if server is not None:
                 server.peak_open = 0
             report = Builder(index, make_chat_model(spec), concurrency=level).run(docs)
-            units = sorted(r[0] for r in index.catalog.unit_rows())
+            units = [r[0] for r in snapshot(index)["units"]]
             index.close()
             reference = reference if reference is not None else units
             rows.append(

@@ -125,7 +125,7 @@ def build(index_path: Path, questions: int, seed: int, extract: str, model: str)
     try:
         builder = Builder(index, extractor, nlp=nlp, as_new=True)  # exactly the subset corpus
         wanted = {d.id for d in data.documents}
-        for record in index.catalog.documents():
+        for record in index.documents():
             if record.doc_id not in wanted:
                 builder.delete(record.doc_id)
         builder.run(data.documents)

@@ -24,28 +24,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from indexes.index import Index
-
-
-def snapshot(index: Index) -> dict[str, Any]:
-    """Everything a build leaves behind, in comparable form."""
-    units = sorted(index.catalog.unit_rows())
-    edges = sorted(
-        (
-            tuple(sorted(index.graph.names(h))),
-            tuple(sorted(index.graph.names(t))),
-            d["weight"],
-            tuple(sorted(d["provenance"])),
-        )
-        for h, t, d in index.graph.edges()
-    )
-    return {
-        "units": units,
-        "chroma_units": sorted(index.vectors.vectors("units")[0]),
-        "chroma_passages": sorted(index.vectors.vectors("passages")[0]),
-        "edges": edges,
-        "mentions": sorted(index.catalog.mention_pairs()),
-    }
+from indexes.maintenance import snapshot
 
 
 def synthetic_corpus(path: Path, documents: int, seed: int = 0) -> Path:

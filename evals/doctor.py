@@ -84,7 +84,7 @@ def run_doctor(
     }
     work = Path(tempfile.mkdtemp(prefix="resin-doctor-")) / "work"
     work.mkdir()
-    from agent.resources import forget_indexes
+    from indexes.index import close_indexes
 
     timings: dict[str, float] = {}
 
@@ -107,7 +107,7 @@ def run_doctor(
         timed("hostile", lambda: check_hostile(sample, figures))
         timed("concurrency", lambda: check_concurrency(sample, figures, concurrent, rounds))
     finally:
-        forget_indexes()
+        close_indexes()
         shutil.rmtree(work.parent, ignore_errors=True)
     figures["seconds"] = round(time.monotonic() - started, 1)
     known = {

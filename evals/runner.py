@@ -32,7 +32,7 @@ from tqdm import tqdm
 from agent.context import Context
 from agent.llm import DEFAULT_CHAT_SPEC, default_concurrency, make_chat_model
 from agent.llm.llama_cpp import ChatLlamaCpp
-from agent.resources import forget_indexes, get_index
+from agent.resources import get_index
 from evals.data import Dataset, load_dataset
 from evals.prompts import EVAL_PROMPT_VERSION
 from evals.report import aggregate, paired, plot, summary_markdown
@@ -40,10 +40,9 @@ from evals.scoring import corpus_maps
 from evals.system_run import load_rows, run_system
 from evals.systems import SYSTEMS, Env
 from indexes.build import EXTRACT_CHOICES, Builder, BuildReport, extraction_key, extractors
-from indexes.catalog import extraction_cache_key
 from indexes.documents import make_passages
 from indexes.embeddings import DEFAULT_EMBEDDER_SPEC
-from indexes.index import Index, open_index
+from indexes.index import Index, close_indexes, open_index
 
 _INDEX_META = "evals-index.json"
 
@@ -160,7 +159,7 @@ def build_index(
             as_new=True,  # exactly this corpus: a paragraph two records share stays under both ids
         )
         wanted = {d.id for d in data.documents}
-        stale = [r.doc_id for r in index.catalog.documents() if r.doc_id not in wanted]
+        stale = [r.doc_id for r in index.documents() if r.doc_id not in wanted]
         for doc_id in tqdm(stale, desc="drop stale docs", disable=not config.progress or not stale):
             builder.delete(doc_id)
         bar = tqdm(total=0, desc="index", unit="passage", disable=not config.progress)
@@ -198,9 +197,7 @@ def extraction_cost(
         tokenizer = "estimated at 4 characters per token"
     prompt = completion = 0
     if extractor is not None:
-        key = extraction_key(extractor)
-        keys = [extraction_cache_key(key, p.hash) for p in passages]
-        prompt, completion = index.catalog.extraction_tokens(keys)
+        prompt, completion = index.extraction_tokens(extraction_key(extractor), passages)
     spent = prompt + completion
     return {
         "corpus_passages": len(passages),
@@ -237,7 +234,7 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     build["build_model_calls"] = report_build.model_calls
     build["failed_passages"] = len(report_build.failed_passages)
     corpus = corpus_maps(data, passage_chars)
-    forget_indexes()  # the agent must see the index as just built
+    close_indexes()  # the agent must see the index as just built
     context = Context.one_model(
         config.model,
         plan_model=config.plan_model,
@@ -279,5 +276,5 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     (out / "results.json").write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
     (out / "summary.md").write_text(summary_markdown(report, data), encoding="utf-8")
     plot(report, data, out / "plot.png")
-    forget_indexes()
+    close_indexes()
     return report

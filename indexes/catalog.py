@@ -13,9 +13,9 @@ import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
+from indexes.base import DocumentRecord
 from indexes.documents import Passage, Sentence, content_hash
 from indexes.units import entity_key
 
@@ -37,6 +37,11 @@ def extractor_keys(extract_key: str) -> list[str]:
 def extraction_cache_key(extractor: str, passage_hash: str) -> str:
     """Where the extraction cache keeps one extractor's result for a passage's content."""
     return content_hash(extractor, passage_hash, length=24)
+
+
+def _kind_filter(kinds: Sequence[str]) -> str:
+    """The SQL condition on a unit's kind for `kinds` (none: any kind), its values bound after."""
+    return f" AND kind IN ({','.join('?' * len(kinds))})" if kinds else ""
 
 
 _SCHEMA = """
@@ -63,21 +68,8 @@ CREATE TABLE IF NOT EXISTS extractions (
 """
 
 
-@dataclass(frozen=True)
-class DocumentRecord:
-    """What the catalog remembers of an indexed document."""
-
-    doc_id: str
-    hash: str
-    title: str
-    source: str
-    extract_key: str
-    complete: bool
-    content: str = ""  # what `Document.content` was ("" in catalogs from before it was kept)
-
-
 class Catalog:
-    """SQLite catalog beside the Chroma folder."""
+    """SQLite catalog beside the Chroma folder: the `CatalogStore` of one machine."""
 
     def __init__(self, path: Path) -> None:
         """Open (creating if needed) the catalog database."""
@@ -291,24 +283,30 @@ class Catalog:
                 [(uid, pid, doc_id, kind, subject) for uid, pid, kind, subject in units],
             )
 
-    def units_with_subject(self, subject_key: str, limit: int = -1) -> list[str]:
+    def units_with_subject(
+        self, subject_key: str, limit: int = -1, kinds: Sequence[str] = ()
+    ) -> list[str]:
         """Ids of the units whose subject is this entity key (at most `limit`; -1: all).
 
         An indexed lookup: Chroma's metadata filter scans, at tens of milliseconds per call.
         """
         rows = self.db.execute(
-            "SELECT uid FROM units WHERE subject=? LIMIT ?", (subject_key, limit)
+            f"SELECT uid FROM units WHERE subject=?{_kind_filter(kinds)} LIMIT ?",
+            (subject_key, *kinds, limit),
         )
         return [r[0] for r in rows]
 
-    def with_subject(self, subject_key: str, uids: Sequence[str]) -> set[str]:
-        """Those of `uids` whose subject is this entity key."""
+    def with_subject(
+        self, subject_key: str, uids: Sequence[str], kinds: Sequence[str] = ()
+    ) -> set[str]:
+        """Those of `uids` whose subject is this entity key (and kind one of `kinds`, if given)."""
         found: set[str] = set()
         for start in range(0, len(uids), 500):
             chunk = list(uids[start : start + 500])
             rows = self.db.execute(
-                f"SELECT uid FROM units WHERE subject=? AND uid IN ({','.join('?' * len(chunk))})",
-                [subject_key, *chunk],
+                f"SELECT uid FROM units WHERE subject=?{_kind_filter(kinds)} "
+                f"AND uid IN ({','.join('?' * len(chunk))})",
+                [subject_key, *kinds, *chunk],
             )
             found.update(r[0] for r in rows)
         return found

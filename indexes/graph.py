@@ -19,6 +19,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from indexes.base import Direction, Step, Way
 from indexes.documents import content_hash
 from indexes.units import ReasoningUnit, entity_key
 
@@ -46,7 +47,7 @@ class GraphUnreadableError(ValueError):
 
 
 class EntityGraph:
-    """A networkx DiGraph of entity clusters with unit provenance on nodes and edges."""
+    """A networkx DiGraph of entity clusters with unit provenance: the `GraphStore` as JSON."""
 
     def __init__(
         self,
@@ -83,7 +84,7 @@ class EntityGraph:
         self._vecs = np.zeros((0, 0), dtype=np.float32)
         # (node, direction, n) -> heaviest steps; hub nodes carry thousands of edges, and every
         # traversal that reaches one would otherwise rank them all again
-        self._steps: dict[tuple[str, str, int], list[tuple[str, str, str]]] = {}
+        self._steps: dict[tuple[str, str, int], list[Step]] = {}
         # node -> its name-vector row (-1: none); normalizing every name per lookup cost more
         # than the traversal it served
         self._node_row: dict[str, int] = {}
@@ -194,8 +195,8 @@ class EntityGraph:
                 rows.append(row)
         return found, self._vecs[rows] if rows else np.zeros((0, 0), np.float32)
 
-    def heaviest_steps(self, node: str, direction: str, n: int) -> list[tuple[str, str, str]]:
-        """The `n` heaviest edges at `node` as (head, tail, way), way "forward" or "backward".
+    def heaviest_steps(self, node: str, direction: Direction, n: int) -> list[Step]:
+        """The `n` heaviest edges at `node` as steps (head, tail, way), way "forward" or "backward".
 
         `direction` is "forward" (out-edges), "backward" (in-edges) or "bidirectional" (both);
         ties keep out-edges first, in insertion order. Cached until the edges next change.
@@ -203,7 +204,7 @@ class EntityGraph:
         key = (node, direction, n)
         steps = self._steps.get(key)
         if steps is None:  # the raw adjacency dicts: the public views cost 3x on hub nodes
-            candidates: list[tuple[str, str, str, int]] = []
+            candidates: list[tuple[str, str, Way, int]] = []
             if direction != "backward":
                 candidates += [
                     (node, t, "forward", w["weight"]) for t, w in self.g._succ[node].items()
@@ -213,7 +214,7 @@ class EntityGraph:
                     (h, node, "backward", w["weight"]) for h, w in self.g._pred[node].items()
                 ]
             heaviest = heapq.nlargest(n, candidates, key=lambda c: c[3])
-            steps = self._steps[key] = [(h, t, way) for h, t, way, _ in heaviest]
+            steps = self._steps[key] = [Step(h, t, way) for h, t, way, _ in heaviest]
         return steps
 
     def _forget_steps(self) -> None:
@@ -282,6 +283,11 @@ class EntityGraph:
                 _add_once(attrs["relations"], relation)
                 attrs["weight"] = len(attrs["provenance"])
             _add_once(self.g.nodes[t]["units"], unit.id)
+
+    def add_edge(self, head: str, tail: str, relation: str, unit_id: str) -> None:
+        """An edge no unit added: what an integrity check plants, for the check to find."""
+        self._forget_steps()
+        self.g.add_edge(head, tail, relations=[relation], provenance=[unit_id], weight=1)
 
     def remove_units(self, unit_ids: Iterable[str]) -> list[str]:
         """Drop these units' support; remove emptied edges and orphan nodes (returned as keys)."""

@@ -1,9 +1,10 @@
 """An opened index: the SQLite catalog, the Chroma collections, the entity graph and the manifest.
 
 `open_index` is how every caller opens one (the CLI, the agent's resources, evals, tests): it
-loads the embedder a spec names (`indexes.embeddings.make_embedder`) unless given one, and
-refuses a folder with no index unless asked to create it. The manifest records the embedder and
-refuses another one. Writes go through `indexes.build.Builder`.
+resolves the path, loads the embedder a spec names (`indexes.embeddings.make_embedder`) unless
+given one, refuses a folder with no index unless asked to create it, and keeps what it opened for
+the process's next caller. The manifest records the embedder and refuses another one. Reads are
+`IndexReads`' methods; writes go through `indexes.build.Builder`.
 """
 
 from __future__ import annotations
@@ -12,32 +13,25 @@ import json
 import threading
 import time
 import uuid
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from indexes.catalog import Catalog
 from indexes.documents import DEFAULT_PASSAGE_CHARS
-from indexes.embeddings import Embedder, embed, embedder_name, make_embedder
+from indexes.embeddings import Embedder, embedder_name, make_embedder
 from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
+from indexes.reads import IndexReads
 from indexes.stores import (
     LEGACY_PREFIX,
     ChromaIndex,
-    VectorIndex,
     chroma_client,
     rename_collections,
     store_name,
 )
-from indexes.units import ReasoningUnit
 from prompts import EXTRACTION_PROMPT_VERSION
 
 SCHEMA_VERSION = "1"
-_QUERY_CACHE_SIZE = 4096
-_PASSAGE_CACHE_SIZE = 8192
 
 
 class IndexMismatchError(RuntimeError):
@@ -52,10 +46,22 @@ class IndexPathError(ValueError):
     """An index path that cannot hold an index: a file, or a folder that cannot be made."""
 
 
-def missing_index_message(given: Path, base: Path) -> str:
+def resolve_index_path(path: Path | str) -> Path:
+    """The absolute folder an index path names: a relative one is under the working directory.
+
+    The one resolution of an index path (the CLI's `--index`, a context's `index_path`, a test's
+    or benchmark's folder), made when the index is opened, by the process that opens it.
+    """
+    return (Path.cwd() / Path(path).expanduser()).resolve()
+
+
+def missing_index_message(given: Path | str) -> str:
     """Names the folder that holds no index, and for a relative path what it was taken from."""
-    where = (base / given.expanduser()).resolve()
-    relative = "" if given.expanduser().is_absolute() else f" ({str(given)!r} taken from {base})"
+    given = Path(given)
+    where = resolve_index_path(given)
+    relative = (
+        "" if given.expanduser().is_absolute() else f" ({str(given)!r} taken from {Path.cwd()})"
+    )
     if where.exists() and not where.is_dir():
         return f"index path {where}{relative} is a file: give --index a folder"
     return f"no resin index at {where}{relative}; build one with `resin index DOCS --index {where}`"
@@ -71,93 +77,59 @@ def migrate_command(config: IndexConfig) -> str:
     return f"resin index --migrate --index {config.path}{server}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class IndexConfig:
-    """Where the index lives and how it is built."""
+    """Where the index lives (an absolute folder) and how it is built."""
 
-    path: Path = Path(".resin")
+    path: Path
     chroma_host: str | None = None
     chroma_port: int = 8000
     passage_chars: int = DEFAULT_PASSAGE_CHARS
     merge_threshold: float = DEFAULT_MERGE_THRESHOLD
 
 
-class _VectorCache:
-    """A thread-safe LRU map from strings to vectors."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def through(
-        self, keys: Sequence[str], load: Callable[[list[str]], dict[str, np.ndarray]]
-    ) -> dict[str, np.ndarray]:
-        """The vectors of `keys`: cached ones, the rest from `load` (which may not find some)."""
-        with self._lock:
-            found = {k: self._items[k] for k in keys if k in self._items}
-            for key in found:
-                self._items.move_to_end(key)
-        missing = [k for k in dict.fromkeys(keys) if k not in found]
-        if missing:
-            fresh = load(missing)
-            found.update(fresh)
-            with self._lock:
-                self._items.update(fresh)
-                while len(self._items) > self.size:
-                    self._items.popitem(last=False)
-        return found
-
-
-class Index:
+class Index(IndexReads):
     """An opened index: the SQLite catalog, the Chroma collections, the graph and the manifest."""
 
     def __init__(
         self,
         config: IndexConfig,
         embedder: Embedder,
-        create: bool = True,
         migrate: bool = False,
         checking: bool = False,
     ) -> None:
-        """Open the index, refusing one built with another embedder.
+        """Open the index, creating it if the folder holds none, refusing another embedder's.
 
-        `create=False` (readers: ask, chat, stats, the graph) refuses a folder with no index
-        rather than answering from an empty one. `migrate` moves the vectors of an index built
-        before per-index collection names into its own collections on a Chroma server (an
-        embedded store belongs to its index alone and is migrated on open). `checking` (an
-        integrity check or repair) opens a graph file that cannot be read as an empty graph.
+        `migrate` moves the vectors of an index built before per-index collection names into
+        its own collections on a Chroma server (an embedded store belongs to its index alone
+        and is migrated on open). `checking` (an integrity check or repair) opens a graph file
+        that cannot be read as an empty graph.
         """
         self.config = config
-        self.embedder = embedder
         self.manifest_path = config.path / "manifest.json"
         if config.path.exists() and not config.path.is_dir():
             raise IndexPathError(f"index path {config.path} is a file: give --index a folder")
-        if not create and not self.manifest_path.exists():
-            raise IndexNotFoundError(missing_index_message(config.path, Path.cwd()))
         try:
             config.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise IndexPathError(
                 f"index folder {config.path} cannot be created: {exc.strerror or exc}"
             ) from None
-        self.manifest = self._check_manifest()
-        self.catalog = Catalog(config.path / "catalog.sqlite")
+        self.manifest = self._check_manifest(embedder_name(embedder))
+        catalog = Catalog(config.path / "catalog.sqlite")
         client = chroma_client(config.path, config.chroma_host, config.chroma_port)
         if "collection_prefix" not in self.manifest or self.manifest.get("migrating"):
             self._migrate(client, allowed=migrate or not config.chroma_host)
-        self.vectors: VectorIndex = ChromaIndex(
+        vectors = ChromaIndex(
             client,
             self.manifest["collection_prefix"],
             store_name(config.path, config.chroma_host, config.chroma_port),
-            create=self.catalog.is_empty(),
+            create=catalog.is_empty(),
         )
-        self.graph = EntityGraph(
+        graph = EntityGraph(
             config.path / "graph.json", config.merge_threshold, unreadable_ok=checking
         )
-        self._query_vectors = _VectorCache(_QUERY_CACHE_SIZE)
-        # Passage ids derive from content, so a cached vector never goes stale.
-        self._passage_vectors = _VectorCache(_PASSAGE_CACHE_SIZE)
+        super().__init__(catalog, graph, vectors, embedder)
         ids, vecs = self.vectors.vectors("entities")
         keys = [h.metadata.get("key", "") for h in self.vectors.get("entities", ids)] if ids else []
         by_id = dict(zip(ids, vecs, strict=True))
@@ -195,8 +167,7 @@ class Index:
         del self.manifest["migrating"]
         self._write_manifest(self.manifest)
 
-    def _check_manifest(self) -> dict[str, Any]:
-        name = embedder_name(self.embedder)
+    def _check_manifest(self, name: str) -> dict[str, Any]:
         if self.manifest_path.exists():
             manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
             if manifest.get("schema_version") != SCHEMA_VERSION:
@@ -231,6 +202,10 @@ class Index:
         tmp.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
         tmp.replace(self.manifest_path)
 
+    def collections(self) -> str:
+        """The index's own Chroma collections, as a pattern of their names, for messages."""
+        return f"{self.manifest['collection_prefix']}*"
+
     def record_model(self, model: str) -> None:
         """Note an extractor's key (model and prompt, or parser and rules) in the manifest."""
         models = self.manifest.setdefault("extraction_models", [])
@@ -239,41 +214,6 @@ class Index:
                 models.append(model)
             self.manifest["prompt_version"] = EXTRACTION_PROMPT_VERSION
             self._write_manifest(self.manifest)
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed with the index's embedder."""
-        return embed(self.embedder, texts)
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed short texts (queries, names) through an LRU cache: a question's hops reuse them."""
-        found = self._query_vectors.through(
-            texts, lambda missing: dict(zip(missing, self.embed(missing), strict=True))
-        )
-        return np.stack([found[t] for t in texts])
-
-    def units(self, unit_ids: Sequence[str]) -> list[ReasoningUnit]:
-        """The stored units among `unit_ids` (their full record is Chroma metadata), in no order."""
-        found = []
-        for start in range(0, len(unit_ids), 5000):
-            found += [
-                ReasoningUnit.model_validate_json(h.metadata["unit"])
-                for h in self.vectors.get("units", unit_ids[start : start + 5000])
-            ]
-        return found
-
-    def passage_vectors(self, pids: Sequence[str]) -> tuple[list[str], np.ndarray]:
-        """The stored passages among `pids` and their vectors, through an LRU cache.
-
-        A bridge hop ranks the same passages its entity was chosen by, moments earlier.
-        """
-        found = self._passage_vectors.through(
-            pids,
-            lambda missing: dict(zip(*self.vectors.get_vectors("passages", missing), strict=True)),
-        )
-        ids = [p for p in dict.fromkeys(pids) if p in found]
-        if not ids:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        return ids, np.stack([found[p] for p in ids])
 
     def stats(self) -> dict[str, Any]:
         """Documents, passages, units per kind, grounded share, graph size, tokens spent."""
@@ -291,8 +231,16 @@ class Index:
         return figures
 
     def close(self) -> None:
-        """Release the catalog."""
+        """Release the catalog; the next `open_index` of this folder opens it afresh."""
+        with _OPEN_LOCK:
+            for key in [k for k, index in _OPEN.items() if index is self]:
+                del _OPEN[key]
         self.catalog.close()
+
+
+# The indexes this process has open, by everything that makes two opens differ.
+_OPEN: dict[tuple[IndexConfig, str, bool], Index] = {}
+_OPEN_LOCK = threading.Lock()
 
 
 def open_index(
@@ -307,8 +255,12 @@ def open_index(
     passage_chars: int = DEFAULT_PASSAGE_CHARS,
     merge_threshold: float = DEFAULT_MERGE_THRESHOLD,
 ) -> Index:
-    """Open the index at `path`, with an embedder object or the one a spec names (default MiniLM).
+    """The index at `path`, with an embedder object or the one a spec names (default MiniLM).
 
+    A relative `path` is taken from the working directory of the process that opens it, at the
+    moment it opens it (`resolve_index_path`). Opening Chroma and loading the graph is not cheap,
+    so the process keeps each index it opened, and a second call with the same folder, embedder
+    and settings gets the same `Index` until it is closed (`close_indexes` closes them all).
     Only a build creates an index (`create`): a reader given a folder with no index gets
     `IndexNotFoundError` rather than an empty index. `chroma_host`/`chroma_port` put the vectors on
     a Chroma server; `passage_chars` and `merge_threshold` are how a build splits documents and
@@ -316,12 +268,27 @@ def open_index(
     `checking` opens an unreadable graph file as empty, for `indexes.integrity` to report or rebuild.
     """
     config = IndexConfig(
-        path=Path(path),
+        path=resolve_index_path(path),
         chroma_host=chroma_host,
         chroma_port=chroma_port,
         passage_chars=passage_chars,
         merge_threshold=merge_threshold,
     )
+    if not create and not (config.path / "manifest.json").exists():
+        raise IndexNotFoundError(missing_index_message(path))
     if embedder is None or isinstance(embedder, str):
         embedder = make_embedder(embedder)
-    return Index(config, embedder, create=create, migrate=migrate, checking=checking)
+    key = (config, embedder_name(embedder), checking)
+    with _OPEN_LOCK:
+        index = _OPEN.get(key)
+        if index is None:
+            index = _OPEN[key] = Index(config, embedder, migrate=migrate, checking=checking)
+        return index
+
+
+def close_indexes() -> None:
+    """Close every index this process has open (after a rebuild elsewhere, or between tests)."""
+    with _OPEN_LOCK:
+        opened = list(_OPEN.values())
+    for index in opened:
+        index.close()

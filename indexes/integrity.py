@@ -28,8 +28,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from indexes.base import DocumentRecord
 from indexes.build import Builder
-from indexes.catalog import DocumentRecord
 from indexes.documents import DocumentError, Passage, make_passages, read_file
 from indexes.index import Index
 from indexes.locks import builder_lock

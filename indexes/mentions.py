@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from indexes.catalog import Catalog
+from indexes.base import CatalogStore
 from indexes.documents import Passage
 from indexes.lexical import word_runs
 from indexes.units import entity_key, normalize
@@ -20,7 +20,7 @@ _MIN_NAME_CHARS = 3
 class MentionScanner:
     """Records which passages mention which names; `scanned`: names every passage was scanned for."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: CatalogStore) -> None:
         """Start from the names the catalog says were scanned for."""
         self.catalog = catalog
         self.scanned = catalog.scanned_names()

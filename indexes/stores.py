@@ -1,4 +1,4 @@
-"""Vector store behind a small interface: units, passages and entity names in Chroma.
+"""The vector store: units, passages and entity names in Chroma, behind `base.VectorIndex`.
 
 Chroma is always handed vectors we computed with our own embedder; its collections are created
 without an embedding function, so it can never fall back to its download-on-first-use default.
@@ -12,68 +12,17 @@ import errno
 import functools
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
+
+from indexes.base import Hit, Vector, Vectors
 
 COLLECTIONS = ("units", "passages", "entities")
 # The prefix of indexes built before per-index collections: the plain names above.
 LEGACY_PREFIX = ""
-Vector = Sequence[float] | np.ndarray
-Vectors = Sequence[Sequence[float]] | np.ndarray
 _BATCH = 1000
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One search result: id, cosine similarity, stored text and metadata."""
-
-    id: str
-    score: float
-    text: str
-    metadata: dict[str, Any]
-
-
-class VectorIndex(Protocol):
-    """What the build and the tools need from a vector store."""
-
-    def upsert(
-        self,
-        collection: str,
-        ids: Sequence[str],
-        vectors: Vectors,
-        texts: Sequence[str],
-        metadatas: Sequence[dict[str, Any]],
-    ) -> None:
-        """Insert or replace records."""
-
-    def delete(self, collection: str, ids: Sequence[str]) -> None:
-        """Remove records by id (unknown ids are ignored)."""
-
-    def search(
-        self, collection: str, vector: Vector, k: int, where: dict[str, Any] | None = None
-    ) -> list[Hit]:
-        """The k nearest records, best first."""
-
-    def nearest(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
-        """Ids and cosine similarities of the k nearest records, best first; no record is read."""
-
-    def get(self, collection: str, ids: Sequence[str]) -> list[Hit]:
-        """Records by id (score 1.0), in no particular order."""
-
-    def vectors(self, collection: str) -> tuple[list[str], list[list[float]]]:
-        """Every id and vector of a collection."""
-
-    def ids(self, collection: str) -> list[str]:
-        """Every id of a collection (nothing else is read)."""
-
-    def get_vectors(self, collection: str, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
-        """The ids found among those given, and their vectors (one row each)."""
-
-    def count(self, collection: str) -> int:
-        """Number of records in a collection."""
 
 
 class StoreError(RuntimeError):
@@ -98,7 +47,7 @@ def store_failure(where: str, exc: BaseException) -> StoreError:
     )
 
 
-def _failures() -> tuple[type[BaseException], ...]:
+def store_failures() -> tuple[type[BaseException], ...]:
     """What a store raises when it, not the caller, fails: I/O, a lost server, SQLite errors."""
     import httpx
     from chromadb.errors import InternalError
@@ -119,7 +68,7 @@ def _guarded(
     def wrapper(self: ChromaIndex, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return method(self, *args, **kwargs)
-        except _failures() as exc:
+        except store_failures() as exc:
             raise store_failure(self.where, exc) from exc
 
     return wrapper
@@ -295,7 +244,7 @@ def chroma_client(path: Path, host: str | None = None, port: int = 8000) -> Any:
 
     settings = Settings(anonymized_telemetry=False)
     # the HTTP client says "Could not connect to a Chroma server" with a ValueError
-    failures: tuple[type[BaseException], ...] = (ValueError, *_failures())
+    failures: tuple[type[BaseException], ...] = (ValueError, *store_failures())
     try:
         if host:
             return chromadb.HttpClient(host=host, port=port, settings=settings)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import errno
 import os
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -215,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     from indexes.documents import DocumentError
     from indexes.index import IndexMismatchError, IndexNotFoundError
     from indexes.nlp_extraction import NlpUnavailableError
-    from indexes.stores import StoreError, StoreMissingError, store_failure
+    from indexes.stores import StoreError, StoreMissingError, store_failure, store_failures
 
     args = build_parser().parse_args(argv)
     if not sys.stderr.isatty():
@@ -235,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except (sqlite3.OperationalError, OSError) as exc:
+    except store_failures() as exc:
         # the catalog locked or the disk full under the index folder: one line, not a traceback
         if isinstance(exc, OSError) and exc.errno != errno.ENOSPC:
             raise

@@ -84,7 +84,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     try:
         if getattr(args, "migrate", False):
-            print(f"index {args.index} uses collections {index.manifest['collection_prefix']}*")
+            print(f"index {args.index} uses collections {index.collections()}")
             if not args.paths and not args.delete:
                 return 0
         if repair:
@@ -263,7 +263,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 2
     ctx = _context(args)
     index = get_index(ctx)
-    if index.catalog.counts()["passages"] == 0:
+    if index.stats()["passages"] == 0:
         print(
             f"error: the index at {args.index} is empty; run `resin index PATH` first",
             file=sys.stderr,
@@ -299,9 +299,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
     from agent.state import checkpoint_serializer
 
     ctx = _context(args)
-    get_index(ctx)  # no index, no conversation: and no chat.sqlite left in a mistyped folder
+    # no index, no conversation: and no chat.sqlite left in a mistyped folder
+    folder = get_index(ctx).config.path
     saver = SqliteSaver(
-        sqlite3.connect(args.index / "chat.sqlite", check_same_thread=False),
+        sqlite3.connect(folder / "chat.sqlite", check_same_thread=False),
         serde=checkpoint_serializer(),
     )
     chat_graph = builder.compile(checkpointer=saver)

@@ -87,9 +87,9 @@ def fake_model() -> ScriptedChatModel:
 @pytest.fixture(scope="session")
 def sample_index(tmp_path_factory, embedder) -> Path:
     """The sample corpus indexed once with the rule-based fake extractor (absolute path)."""
-    from agent.resources import forget_indexes
     from indexes.build import Builder
     from indexes.documents import load_documents
+    from indexes.index import close_indexes
 
     path = (tmp_path_factory.mktemp("sample") / "index").resolve()
     index = open_index_at(path, embedder, create=True)
@@ -100,7 +100,7 @@ def sample_index(tmp_path_factory, embedder) -> Path:
     finally:
         index.close()
     yield path
-    forget_indexes()
+    close_indexes()
 
 
 def units_json(*units: dict) -> str:

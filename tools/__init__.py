@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from langchain_core.tools import BaseTool, StructuredTool
 
-from indexes.index import Index
+from indexes.reads import IndexReads
 from indexes.units import UnitKind
 from tools.retrieval import (
     Direction,
@@ -25,7 +25,7 @@ from tools.retrieval import (
 )
 
 
-def make_tools(index: Index, k: int = 5) -> list[BaseTool]:
+def make_tools(index: IndexReads, k: int = 5) -> list[BaseTool]:
     """The four resin tools bound to `index`: unit search, chain traversal, passage search, fetch."""
 
     def find_units(query: str, kinds: list[UnitKind] | None = None, limit: int = k) -> list[dict]:

@@ -10,9 +10,9 @@ and keeps the chains whose last effect names the thing affected.
 
 from __future__ import annotations
 
-from indexes.index import Index
 from indexes.lexical import stems
-from tools.retrieval import Chain, chain_of, match_nodes, query_vector
+from indexes.reads import IndexReads
+from tools.retrieval import Chain, chain_of, match_nodes
 
 # Links in an effect chain: a causal story runs longer than SARG's three-link bridge chains.
 EFFECT_DEPTH = 5
@@ -30,7 +30,7 @@ _MAX_PATHS = 2000
 
 
 def effect_chains(
-    index: Index,
+    index: IndexReads,
     condition: str,
     affected: str,
     depth: int = EFFECT_DEPTH,
@@ -44,10 +44,9 @@ def effect_chains(
     spawning"), and on a tie the shorter chain wins.
     """
     want = stems(affected)
-    graph = index.graph
     # the states named in the condition, and the causes written most like it
     named = [n for n, _ in match_nodes(index, condition, _START_TAU, _STARTS)]
-    like = graph.causes_like(query_vector(index, condition), _CAUSE_TAU, _STARTS)
+    like = index.causes_like(condition, _CAUSE_TAU, _STARTS)
     starts = list(dict.fromkeys(named + like))
     if not want or not starts:
         return []
@@ -58,11 +57,11 @@ def effect_chains(
             paths.append((list(edges), seen[0]))
         if len(edges) >= depth or len(paths) >= _MAX_PATHS:
             return
-        for head in [node, *graph.near_causes(node, near, _NEAR_CAUSES)]:
+        for head in [node, *index.near_causes(node, near, _NEAR_CAUSES)]:
             if head != node and head in seen:
                 continue
-            for h, t, _ in graph.heaviest_steps(head, "forward", _FAN_OUT):
-                if t in seen or t == head or not graph.edge(h, t).get("causal"):
+            for h, t, _ in index.heaviest_steps(head, "forward", _FAN_OUT):
+                if t in seen or t == head or not index.link(h, t).causal:
                     continue
                 fresh = [n for n in (head, t) if n not in seen]
                 edges.append((h, t))
@@ -76,14 +75,14 @@ def effect_chains(
     ends = [
         (edges, start)
         for edges, start in paths
-        if want & stems(" ".join(graph.names(edges[-1][1])))
+        if want & stems(" ".join(index.entity(edges[-1][1]).names))
     ]
     if not ends:
         return []
     touched = list({n for edges, start in ends for n in (start, edges[-1][1])})
-    names, vectors = graph.node_vectors(touched)
-    cause = dict(zip(names, (vectors @ query_vector(index, condition)).tolist(), strict=True))
-    effect = dict(zip(names, (vectors @ query_vector(index, affected)).tolist(), strict=True))
+    names, vectors = index.entity_vectors(touched)
+    cause = dict(zip(names, (vectors @ index.query_vector(condition)).tolist(), strict=True))
+    effect = dict(zip(names, (vectors @ index.query_vector(affected)).tolist(), strict=True))
     scored = sorted(
         ends,
         key=lambda p: (-(cause.get(p[1], 0.0) + effect.get(p[0][-1][1], 0.0)), len(p[0])),

@@ -9,53 +9,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
-from indexes.index import Index
 from indexes.lexical import word_runs
+from indexes.reads import ABOUT_SCAN, IndexReads
 from indexes.units import entity_key
-from tools.retrieval import PassageHit, UnitHit, passage_hits, query_vector, read_units
-
-# An entity with at most this many units (or passages naming it) is ranked exactly: a lookup plus
-# a dot product. A commoner one is looked for among the query's this-many nearest neighbours.
-ABOUT_SCAN = 256
+from tools.retrieval import PassageHit, UnitHit, passage_hits, unit_hits
 
 
-def units_about(index: Index, entity: str, k: int = 5, query: str | None = None) -> list[UnitHit]:
+def units_about(
+    index: IndexReads, entity: str, k: int = 5, query: str | None = None
+) -> list[UnitHit]:
     """Units whose subject is this entity (exact normalized name), ranked by the query."""
-    key = entity_key(entity)
-    vector = query_vector(index, query or entity)
-    ids = index.catalog.units_with_subject(key, ABOUT_SCAN + 1)
-    if len(ids) > ABOUT_SCAN:  # a common subject: its units among the query's neighbours
-        near = index.vectors.nearest("units", vector, ABOUT_SCAN)
-        own = index.catalog.with_subject(key, [u for u, _ in near])
-        found = [(u, s) for u, s in near if u in own][:k]
-        if found:
-            return read_units(index, found)
-        ids = ids[:ABOUT_SCAN]  # none that near: rank the first ones found
-    stored, vectors = index.vectors.get_vectors("units", ids)
-    if not stored:
-        return []
-    scores = vectors @ vector
-    return read_units(
-        index, [(stored[i], float(scores[i])) for i in np.argsort(-scores, kind="stable")[:k]]
-    )
+    return unit_hits(index.search_units(query or entity, k, about=entity_key(entity)))
 
 
-def passages_about(index: Index, entity: str, query: str, k: int = 2) -> list[PassageHit]:
+def passages_about(index: IndexReads, entity: str, query: str, k: int = 2) -> list[PassageHit]:
     """Passages about an entity (its own document first, then passages naming it), ranked by query."""
     key = entity_key(entity)
     candidates = (
-        index.catalog.titled(key)
-        or index.catalog.titled_qualified(key)
-        or index.catalog.mentioning(key)
+        index.passages_titled(key)
+        or index.passages_titled(key, qualified=True)
+        or index.mentions(key)
     )
     if not candidates:
         return []
-    vector = query_vector(index, query)
+    vector = index.query_vector(query)
     if len(candidates) > ABOUT_SCAN:  # a common name: its passages among the query's neighbours
         named = set(candidates)
-        near = index.vectors.nearest("passages", vector, ABOUT_SCAN)
+        near = index.search_passages(query, ABOUT_SCAN)
         ranked = [(pid, s) for pid, s in near if pid in named][:k]
         if ranked:
             return passage_hits(index, ranked, "entity")
@@ -68,7 +48,7 @@ def passages_about(index: Index, entity: str, query: str, k: int = 2) -> list[Pa
     return passage_hits(index, ranked, "entity")
 
 
-def named_in(index: Index, text: str, longest: int = 6) -> list[str]:
+def named_in(index: IndexReads, text: str, longest: int = 6) -> list[str]:
     """Entity keys written in the text that the index knows: document titles and graph names."""
     found: list[str] = []
     for gram in word_runs(entity_key(text).split(), longest):
@@ -78,7 +58,7 @@ def named_in(index: Index, text: str, longest: int = 6) -> list[str]:
 
 
 def bridge_entities(
-    index: Index,
+    index: IndexReads,
     passage_ids: Sequence[str],
     question: str,
     held: Sequence[str] = (),
@@ -92,16 +72,14 @@ def bridge_entities(
     candidate's passages (its own document's, else those naming it) are scored against the
     question in one batch; the `limit` entities with the best-scoring passage win.
     """
-    keys = named_in(index, question) + [
-        k for p in passage_ids for k in index.catalog.mentioned_in(p)
-    ]
+    keys = named_in(index, question) + [k for p in passage_ids for k in index.mentioned_in(p)]
     skip = set(held)
     candidates: dict[str, list[str]] = {}
     for key in dict.fromkeys(keys):
         display = _display_name(index, key)
         if not display or display in candidates:
             continue
-        own = index.catalog.titled(key) or index.catalog.mentioning(key, per_entity)
+        own = index.passages_titled(key) or index.mentions(key, per_entity)
         pids = [p for p in own if p not in skip]
         if pids:
             candidates[display] = pids
@@ -110,7 +88,7 @@ def bridge_entities(
     )
     if not ids:
         return []
-    sim = dict(zip(ids, (vectors @ query_vector(index, question)).tolist(), strict=True))
+    sim = dict(zip(ids, (vectors @ index.query_vector(question)).tolist(), strict=True))
     best = sorted(
         (
             max((sim[p], p) for p in pids if p in sim) + (name,)
@@ -132,10 +110,10 @@ def bridge_entities(
     return [(name, hits[pid]) for name, pid, _ in chosen if pid in hits]
 
 
-def _display_name(index: Index, key: str) -> str:
+def _display_name(index: IndexReads, key: str) -> str:
     """A document title or graph name for an entity key; '' when the key names neither."""
-    titled = index.catalog.titled(key)
+    titled = index.passages_titled(key)
     if titled:
-        return index.catalog.passages(titled[:1])[0].title
-    node = index.graph.node_of(key)
-    return index.graph.names(node)[0] if node else ""
+        return index.passages(titled[:1])[0].title
+    entity = index.entity_named(key)
+    return entity.name if entity else ""

@@ -9,24 +9,18 @@ for any tool-calling agent, and the resin graph calls them directly from its own
 
 from __future__ import annotations
 
-import dataclasses
 import re
-import threading
-import time
-import weakref
 from collections.abc import Sequence
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel
 
+from indexes.base import Direction
 from indexes.documents import Passage
-from indexes.index import Index
-from indexes.lexical import BM25, word_runs
-from indexes.stores import Hit
+from indexes.lexical import word_runs
+from indexes.reads import IndexReads
 from indexes.units import ReasoningUnit, UnitKind
 
-Direction = Literal["forward", "backward", "bidirectional"]
 PassageRoute = Literal["dense", "lexical", "fused", "entity"]
 _RRF_K = 60
 
@@ -88,60 +82,25 @@ class Chain(BaseModel):
         return " ".join(parts)
 
 
-def query_vector(index: Index, query: str) -> np.ndarray:
-    """The query's embedding (the index keeps recent ones: a hop's searches embed it once)."""
-    return index.embed_queries([query])[0]
+def unit_hits(found: Sequence[tuple[ReasoningUnit, float]]) -> list[UnitHit]:
+    """Scored units as hits, in the order given."""
+    return [UnitHit(unit=unit, score=score) for unit, score in found]
 
 
 def search_units(
-    index: Index, query: str, kinds: Sequence[UnitKind] | None = None, k: int = 5
+    index: IndexReads, query: str, kinds: Sequence[UnitKind] | None = None, k: int = 5
 ) -> list[UnitHit]:
     """Typed units nearest to the query, optionally only of the given kinds."""
-    where = {"kind": {"$in": list(kinds)}} if kinds else None
-    hits = index.vectors.search("units", query_vector(index, query), k, where)
-    return [_unit_hit(h) for h in hits]
+    return unit_hits(index.search_units(query, k, kinds))
 
 
-def read_units(index: Index, scored: Sequence[tuple[str, float]]) -> list[UnitHit]:
-    """Ranked unit ids read in full, only now: a unit's JSON is most of its record."""
-    hits = {h.id: h for h in index.vectors.get("units", [u for u, _ in scored])}
-    return [_unit_hit(dataclasses.replace(hits[u], score=s)) for u, s in scored if u in hits]
-
-
-def _unit_hit(hit: Hit) -> UnitHit:
-    return UnitHit(unit=ReasoningUnit.model_validate_json(hit.metadata["unit"]), score=hit.score)
-
-
-def fetch_passages(index: Index, passage_ids: Sequence[str]) -> list[Passage]:
+def fetch_passages(index: IndexReads, passage_ids: Sequence[str]) -> list[Passage]:
     """Source passages by id, in the order asked (unknown ids are skipped)."""
-    return index.catalog.passages(passage_ids)
-
-
-# index → (passage count, when it was last checked, BM25); weak, so a closed index's entry goes
-_BM25_CACHE: weakref.WeakKeyDictionary[Index, tuple[int, float, BM25]] = weakref.WeakKeyDictionary()
-_BM25_LOCK = threading.Lock()
-# Counting Chroma's passages costs milliseconds; a build elsewhere shows up within this many seconds.
-_BM25_CHECK_SECONDS = 5.0
-
-
-def lexical_index(index: Index) -> BM25:
-    """The BM25 index of an index's passages, rebuilt only when the passage count changes."""
-    with _BM25_LOCK:
-        cached = _BM25_CACHE.get(index)
-        now = time.monotonic()
-        if cached is not None and now - cached[1] < _BM25_CHECK_SECONDS:
-            return cached[2]
-        count = index.vectors.count("passages")
-        if cached is None or cached[0] != count:
-            bm25 = BM25((p.id, f"{p.title} {p.text}") for p in index.catalog.iter_passages())
-        else:
-            bm25 = cached[2]
-        _BM25_CACHE[index] = (count, now, bm25)
-        return bm25
+    return index.passages(passage_ids)
 
 
 def passage_hits(
-    index: Index, scored: Sequence[tuple[str, float]], route: PassageRoute
+    index: IndexReads, scored: Sequence[tuple[str, float]], route: PassageRoute
 ) -> list[PassageHit]:
     """Scored passage ids read in full as hits, in the order given (unknown ids are skipped)."""
     score = dict(scored)
@@ -155,21 +114,21 @@ def passage_hits(
             route=route,
             sentence_ids=[s.id for s in p.sentences],
         )
-        for p in index.catalog.passages([pid for pid, _ in scored])
+        for p in index.passages([pid for pid, _ in scored])
     ]
 
 
 def search_passages(
-    index: Index, query: str, k: int = 5, mode: Literal["dense", "lexical", "fused"] = "fused"
+    index: IndexReads, query: str, k: int = 5, mode: Literal["dense", "lexical", "fused"] = "fused"
 ) -> list[PassageHit]:
     """Passages for the query: dense (embeddings), lexical (BM25) or both fused by reciprocal rank."""
     dense: list[tuple[str, float]] = []
     lexical: list[tuple[str, float]] = []
     if mode in ("dense", "fused"):
-        dense = index.vectors.nearest("passages", query_vector(index, query), 2 * k)
+        dense = index.search_passages(query, 2 * k)
         if mode == "dense":
             return passage_hits(index, dense[:k], "dense")
-    lexical = lexical_index(index).search(query, 2 * k)
+    lexical = index.search_passages(query, 2 * k, "lexical")
     if mode == "lexical":
         return passage_hits(index, lexical[:k], "lexical")
     fused: dict[str, float] = {}
@@ -180,7 +139,9 @@ def search_passages(
     return passage_hits(index, best, "fused")
 
 
-def match_nodes(index: Index, query: str, tau: float = 0.7, k: int = 5) -> list[tuple[str, float]]:
+def match_nodes(
+    index: IndexReads, query: str, tau: float = 0.7, k: int = 5
+) -> list[tuple[str, float]]:
     """Graph nodes the query names, then nodes whose names match it at cosine > τ (SARG's matching).
 
     A name written in the query (any run of up to four words, normalized) matches exactly at no
@@ -188,13 +149,12 @@ def match_nodes(index: Index, query: str, tau: float = 0.7, k: int = 5) -> list[
     """
     best: dict[str, float] = {}
     for run in word_runs(_WORD.findall(query), _MAX_NAME_WORDS):
-        node = index.graph.node_of(run)
-        if node and node not in best:
-            best[node] = 1.0
-    for hit in index.vectors.search("entities", query_vector(index, query), k):
-        node = index.graph.node_of(hit.metadata.get("key", ""))
-        if node and hit.score > tau and hit.score > best.get(node, 0.0):
-            best[node] = hit.score
+        entity = index.entity_named(run)
+        if entity and entity.id not in best:
+            best[entity.id] = 1.0
+    for entity, score in index.search_entities(query, k):
+        if score > tau and score > best.get(entity.id, 0.0):
+            best[entity.id] = score
     return sorted(best.items(), key=lambda kv: -kv[1])[:k]
 
 
@@ -209,7 +169,7 @@ _MAX_CHAINS_PER_START = 1000
 
 
 def traverse_chains(
-    index: Index,
+    index: IndexReads,
     query: str,
     direction: Direction = "forward",
     depth: int = 3,
@@ -222,7 +182,7 @@ def traverse_chains(
     from vectors the graph already holds, so ranking thousands of candidates costs no embedding.
     """
     starts = match_nodes(index, query, tau)
-    if not starts or index.graph.edge_count() == 0:
+    if not starts or index.link_count() == 0:
         return []
     # Each candidate: its edges, and its nodes (distinct, as a walk never revisits one).
     paths: list[tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = []
@@ -232,7 +192,7 @@ def traverse_chains(
             paths.append((tuple(edges), tuple(nodes)))
         if len(edges) >= depth or len(paths) >= limit:
             return
-        for head, tail, way in index.graph.heaviest_steps(node, direction, _FAN_OUT):
+        for head, tail, way in index.heaviest_steps(node, direction, _FAN_OUT):
             nxt = tail if way == "forward" else head
             if nxt not in nodes:
                 edges.append((head, tail))
@@ -248,9 +208,9 @@ def traverse_chains(
     # Score every candidate: the mean cosine of its nodes' names to the query (one product for
     # all the nodes; per-path sums in plain Python beat filling a padded array row by row).
     touched = list({n for _, nodes in paths for n in nodes})
-    names, vectors = index.graph.node_vectors(touched)
+    names, vectors = index.entity_vectors(touched)
     sim = (
-        dict(zip(names, (vectors @ query_vector(index, query)).tolist(), strict=True))
+        dict(zip(names, (vectors @ index.query_vector(query)).tolist(), strict=True))
         if names
         else {}
     )
@@ -270,24 +230,24 @@ def traverse_chains(
     return chains
 
 
-def chain_of(index: Index, path: list[tuple[str, str]], score: float) -> Chain:
+def chain_of(index: IndexReads, path: list[tuple[str, str]], score: float) -> Chain:
     """Links in cause → effect order (a backward walk is read from its far cause forward)."""
     if len(path) > 1 and all(a[0] == b[1] for a, b in zip(path, path[1:], strict=False)):
         path = path[::-1]
     links = []
     for head, tail in path:
-        attrs = index.graph.edge(head, tail)
+        link = index.link(head, tail)
         links.append(
             ChainLink(
-                head=index.graph.names(head)[0],
-                relation=" / ".join(attrs["relations"][:2]),
-                tail=index.graph.names(tail)[0],
-                unit_ids=list(attrs["provenance"]),
+                head=index.entity(head).name,
+                relation=" / ".join(link.relations[:2]),
+                tail=index.entity(tail).name,
+                unit_ids=list(link.unit_ids),
             )
         )
     return Chain(links=links, score=score)
 
 
-def units_by_id(index: Index, unit_ids: Sequence[str]) -> list[ReasoningUnit]:
+def units_by_id(index: IndexReads, unit_ids: Sequence[str]) -> list[ReasoningUnit]:
     """Units by id (the provenance of chain edges)."""
     return index.units(unit_ids)

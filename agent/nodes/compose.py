@@ -92,7 +92,7 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     evidence = state.get("evidence") or []
     writer = get_stream_writer()
     writer({"event": "composing", "evidence": len(evidence)})
-    held = index.catalog.passages(list(dict.fromkeys(e.passage_id for e in evidence)))
+    held = index.passages(list(dict.fromkeys(e.passage_id for e in evidence)))
     passages = select_passages(evidence, held, ctx.evidence_budget)
     unit_ids = [e.id for e in evidence if e.route in ("units", "chain")]
     units = units_by_id(index, unit_ids)

@@ -56,7 +56,7 @@ class BridgeAnswer(BaseModel):
 
 def _best_sentence(hit: PassageHit, query: str, index: Index) -> tuple[str, str]:
     """The passage sentence sharing most content words with the query: the evidence quote."""
-    passage = index.catalog.passages([hit.passage_id])[0]
+    passage = index.passages([hit.passage_id])[0]
     terms = set(tokenize(query))
     best = max(passage.sentences, key=lambda s: len(terms & set(tokenize(s.text))))
     return best.id, best.text

@@ -72,6 +72,7 @@ def check_bad_inputs(work: Path, embedder: Any, figures: dict[str, Any]) -> None
     from indexes.build import Builder
     from indexes.documents import load_documents
     from indexes.index import open_index
+    from indexes.maintenance import snapshot
 
     folder = work / "inputs"
     bad, good = write_bad_inputs(folder)
@@ -89,14 +90,14 @@ def check_bad_inputs(work: Path, embedder: Any, figures: dict[str, Any]) -> None
         figures["problems"].append("loading the bad inputs took over 30 s")
     index = open_index(work / "inputs-index", embedder, create=True)
     report = Builder(index, fakes().rule_based()).run(docs)
-    indexed = {r.doc_id for r in index.catalog.documents() if r.complete}
+    indexed = {r.doc_id for r in index.documents() if r.complete}
     figures["good_documents_indexed"] += len(indexed)
     if len(indexed) != good or report.failed_passages:
         figures["problems"].append(f"good documents indexed {len(indexed)} of {good}")
     for doc_id in sorted(indexed):
         if not Builder(index, None).delete(doc_id):
             figures["problems"].append(f"could not delete {doc_id!r}")
-    if index.catalog.documents() or index.vectors.count("passages"):
+    if index.documents() or snapshot(index)["chroma_passages"]:
         figures["problems"].append("deleting every document left something behind")
     index.close()
     outside = [p for p in work.parent.iterdir() if p.name in ("etc", "passwd")]

@@ -67,7 +67,7 @@ def check_concurrency(
     index = get_index(Context(index_path=str(index_path)))
 
     def texts_of(pids: set[str]) -> str:
-        return " ".join(p.text for p in index.catalog.passages(pids))
+        return " ".join(p.text for p in index.passages(pids))
 
     with registered_chat_model("doctor-echo", fakes().rule_based()):
         run_concurrently(index_path, questions[:4], "doctor-echo", 4)  # warm-up

@@ -2,8 +2,8 @@
 
 The copies check indexes the sample corpus, then the same files from one folder up (skipped and
 named), then again as copies (`as_new`), and deletes the copies: the originals keep every unit.
-The repair check corrupts a copy of a clean index through the stores' own interfaces (`corrupt`,
-which the unit tests use too), checks it, repairs it, and compares it with the clean index.
+The repair check corrupts a copy of a clean index through the stores' own interfaces
+(`indexes.maintenance.corrupt`), checks it, repairs it, and compares it with the clean index.
 """
 
 from __future__ import annotations
@@ -15,40 +15,6 @@ from typing import Any
 from evals.checks.common import SAMPLE_DOCS
 
 
-def corrupt(index: Any) -> dict[str, list[str]]:
-    """Break an index by hand, one store at a time; what was broken, by the disagreement it makes.
-
-    Unit vectors and a passage vector deleted from Chroma, a unit's catalog row deleted, an edge
-    added to the graph between two unlinked nodes, a passage vector and a mention of no passage.
-    """
-    docs = [d.doc_id for d in index.catalog.documents() if index.catalog.unit_ids(d.doc_id)]
-    lost_vectors = sorted(index.catalog.unit_ids(docs[0]))[:3]
-    index.vectors.delete("units", lost_vectors)
-    lost_passage = index.catalog.doc_passage_ids(docs[1])[0]
-    index.vectors.delete("passages", [lost_passage])
-    lost_row = sorted(index.catalog.unit_ids(docs[2]))[0]
-    index.catalog.delete_unit_rows([lost_row])
-    nodes = sorted(index.graph.g.nodes)
-    head, tail = next(
-        (h, t) for h in nodes for t in nodes if h != t and not index.graph.g.has_edge(h, t)
-    )
-    index.graph.g.add_edge(head, tail, relations=["invented"], provenance=["u-invented"], weight=1)
-    index.graph.save()
-    _, vector = index.vectors.get_vectors("passages", [index.catalog.doc_passage_ids(docs[3])[0]])
-    index.vectors.upsert("passages", ["p-stray"], vector, ["stray"], [{"doc_id": "gone"}])
-    index.catalog.add_mentions([(docs[0], "p-gone")])
-    return {
-        "units_without_vector": lost_vectors,
-        "passages_without_vector": [lost_passage],
-        "unit_vectors_without_unit": [lost_row],
-        "passage_vectors_without_passage": ["p-stray"],
-        "graph_edges_without_unit": [
-            f"{index.graph.names(head)[0]} → {index.graph.names(tail)[0]}"
-        ],
-        "stray_mentions": ["p-gone"],
-    }
-
-
 def check_copies(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """The same files from one folder up are skipped; as copies, deleting them keeps the originals."""
     from evals.scripted import fakes
@@ -56,6 +22,7 @@ def check_copies(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     from indexes.documents import load_documents
     from indexes.index import open_index
     from indexes.integrity import check_index
+    from indexes.maintenance import snapshot
 
     figures["trials_run"] += 1
     root = work / "copies"
@@ -64,7 +31,7 @@ def check_copies(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     index = open_index(work / "copies-index", embedder, create=True)
     originals = load_documents([root / "docs"])[0]
     Builder(index, model).run(originals)
-    before = {d.id: sorted(index.catalog.unit_ids(d.id)) for d in originals}
+    before = {d.id: sorted(index.document_units(d.id)) for d in originals}
     again = Builder(index, model).run(load_documents([root])[0])
     if len(again.already_indexed) != len(originals) or again.documents_indexed:
         figures["problems"].append(
@@ -75,9 +42,9 @@ def check_copies(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     builder.run(load_documents([root])[0])
     for doc in originals:
         figures["copies_deleted"] += builder.delete(f"docs/{doc.id}")
-    held = set(index.vectors.ids("units"))
+    held = set(snapshot(index)["chroma_units"])
     figures["originals_changed"] += sum(
-        sorted(index.catalog.unit_ids(d)) != units or not set(units) <= held
+        sorted(index.document_units(d)) != units or not set(units) <= held
         for d, units in before.items()
     )
     if not check_index(index).consistent:
@@ -87,10 +54,11 @@ def check_copies(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
 
 def check_repair(sample: Path, work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """A corrupted copy of the sample index: every break found, repaired, equal to the clean one."""
-    from evals.crash import compare, snapshot
+    from evals.crash import compare
     from indexes.build import Builder
     from indexes.index import open_index
     from indexes.integrity import check_index, repair_index
+    from indexes.maintenance import corrupt, snapshot
 
     figures["trials_run"] += 1
     shutil.copytree(sample, work / "repair-index")

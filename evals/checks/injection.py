@@ -44,7 +44,7 @@ def check_hostile(index_path: Path, figures: dict[str, Any]) -> None:
         "doctor-hostile",
         index_path=str(index_path),
     )
-    catalog = get_index(ctx).catalog
+    index = get_index(ctx)
     for model in (
         fakes().ScriptedChatModel(responder=obeying_responder),
         tool_calling_model(obeying_responder),
@@ -54,7 +54,7 @@ def check_hostile(index_path: Path, figures: dict[str, Any]) -> None:
                 figures["trials_run"] += 1
                 done = len(model.calls)
                 out = graph.invoke({"question": question}, context=ctx)
-                held = catalog.passages({e.passage_id for e in out["evidence"]})
+                held = index.passages({e.passage_id for e in out["evidence"]})
                 figures["citations_outside_buffer"] += len(
                     set(out["citations"]) - {p.id for p in held}
                 )

@@ -46,11 +46,9 @@ def check_input_limits(work: Path, embedder: Any, figures: dict[str, Any]) -> No
     index = open_index(work / "limits-index", embedder, create=True)
     report = Builder(index, fakes().rule_based()).run(docs)
     figures["jsonl_good_lines_tried"] += len(_GOOD)
-    figures["jsonl_good_lines_indexed"] += sum(
-        index.catalog.document(d["id"]) is not None for d in _GOOD
-    )
+    figures["jsonl_good_lines_indexed"] += sum(index.document(d["id"]) is not None for d in _GOOD)
     figures["long_runs_tried"] += 1
-    one = len(index.catalog.doc_passage_ids("blob")) == 1
+    one = len(index.document_passages("blob")) == 1
     warned = [w for w in report.warnings if str(blob) in w and "240,000 characters" in w]
     figures["long_runs_one_passage"] += one and len(warned) == 1
     if len(errors) != len(_BAD_LINES):

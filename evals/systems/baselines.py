@@ -125,18 +125,18 @@ def run_sarg(env: Env, q: Question) -> Outcome:
 def graph_dump(env: Env) -> str:
     """Every graph edge, most-supported first, as `A -[rel]-> B` lines within the token budget."""
     if "graph_dump" not in env.cache:
-        g = env.index.graph
-        edges = sorted(g.edges(), key=lambda e: (-int(e[2].get("weight", 0)), str(e[0]), str(e[1])))
+        index = env.index
+        links = sorted(index.links(), key=lambda e: (-e.weight, e.head, e.tail))
         lines, used = [], 0
-        for head, tail, attrs in edges:
-            rel = " / ".join(attrs.get("relations", [])[:2]) or "related to"
-            line = f"{g.names(head)[0]} -[{rel}]-> {g.names(tail)[0]}"
+        for link in links:
+            rel = " / ".join(link.relations[:2]) or "related to"
+            line = f"{index.entity(link.head).name} -[{rel}]-> {index.entity(link.tail).name}"
             cost = len(line) // CHARS_PER_TOKEN + 1
             if used + cost > env.context.evidence_budget:
                 break
             lines.append(line)
             used += cost
-        env.cache["graph_dump"] = ("\n".join(lines), len(lines), g.edge_count())
+        env.cache["graph_dump"] = ("\n".join(lines), len(lines), index.link_count())
     return str(env.cache["graph_dump"][0])
 
 

@@ -157,6 +157,7 @@ def test_a_chroma_server_gone_mid_index_is_one_clear_line_and_the_rerun_resumes(
     assert message.startswith(f"Chroma server 127.0.0.1:{port}: ")
     assert "start the server" in message and "run the command again" in message
     assert "\n" not in message
+    index.close()  # the CLI opens the index afresh, as its own process does
     # the CLI says the same in one line, no traceback
     argv = ["index", *(str(p) for p in SAMPLE_DOCS.glob("orrin*")), "--index", str(tmp_path / "ix")]
     argv += ["--chroma-host", "127.0.0.1", "--chroma-port", str(port)]

@@ -6,11 +6,10 @@ import pytest
 
 from agent.context import Context
 from agent.graph import graph
-from agent.resources import forget_indexes
 from evals.bench_answer import repeats
 from indexes.build import Builder
 from indexes.documents import load_documents
-from indexes.index import open_index
+from indexes.index import close_indexes, open_index
 from indexes.units import normalize
 from tests.conftest import SAMPLE_DOCS
 
@@ -25,7 +24,7 @@ def structural_index(tmp_path_factory, embedder):
     Builder(index, None).run(docs)  # structural index: the agent's model is what this test runs
     index.close()
     yield path
-    forget_indexes()
+    close_indexes()
 
 
 SAMPLE_QUESTIONS = [

@@ -14,12 +14,12 @@ import pytest
 from agent.context import Context
 from agent.graph import builder
 from agent.llm import ModelBackendError, make_chat_model, register_chat_model
-from agent.resources import forget_indexes
 from evals.crash import compare, snapshot
 from evals.faults import FAULT_MODES, FaultyServer, fault_documents
 from indexes.build import Builder
 from indexes.documents import make_passages
 from indexes.extraction import extract_passage
+from indexes.index import close_indexes
 from tests.fakes import ScriptedChatModel, heuristic_reply
 
 DOCS = fault_documents()
@@ -196,7 +196,7 @@ def test_graph_with_a_failing_backend_falls_back_or_fails_clearly(
             )
         assert time.monotonic() - started < 30
     finally:
-        forget_indexes()
+        close_indexes()
 
 
 def test_the_server_helper_serves_model_listing(server):

@@ -279,7 +279,7 @@ def answer_of(client, thread_id: str, run_input: dict, context: dict | None = No
 
 
 def test_a_server_started_elsewhere_answers_from_the_environment_s_index(tmp_path, sample_index):
-    """No run context at all: RESIN_INDEX (relative to the start directory) and RESIN_MODEL."""
+    """No run context at all: RESIN_INDEX (relative to the working directory) and RESIN_MODEL."""
     start = tmp_path / "deploy"
     start.mkdir()
     (start / "served-index").symlink_to(sample_index)

@@ -23,9 +23,9 @@ from agent.questions import (
     question_options,
     with_options,
 )
-from agent.resources import forget_indexes
 from indexes.build import Builder
 from indexes.documents import Document, load_documents, make_passages
+from indexes.index import close_indexes
 from indexes.units import ReasoningUnit
 from tests.conftest import SAMPLE_DOCS
 from tests.fakes import ScriptedChatModel, heuristic_reply
@@ -378,7 +378,7 @@ def test_who_was_and_what_is_on_the_parser_index(open_index, nlp_extractor, tmp_
     # up by name, and the answer is what she was, not a place or a person near her name
     docs, _ = load_documents([SAMPLE_DOCS])
     Builder(open_index(), None, nlp=nlp_extractor).run(docs)
-    forget_indexes()
+    close_indexes()
     asked = {
         "Who was Hessa Varn?": "civil engineer",
         "What is the Brannock Mill?": "flour mill",
@@ -388,7 +388,7 @@ def test_who_was_and_what_is_on_the_parser_index(open_index, nlp_extractor, tmp_
         ctx = Context(index_path=str(tmp_path / "index"), answer_mode="ranked")
         answers = {q: graph.invoke({"question": q}, context=ctx)["answer"] for q in asked}
     finally:
-        forget_indexes()
+        close_indexes()
     assert answers == asked
 
 

@@ -11,9 +11,9 @@ import pytest
 from agent.context import Context
 from agent.graph import graph
 from agent.questions import causal_parts
-from agent.resources import forget_indexes
 from indexes.build import Builder
 from indexes.documents import Document, load_documents, make_passages
+from indexes.index import close_indexes
 from indexes.units import normalize
 from tests.conftest import SAMPLE_DOCS
 from tools.causal import effect_chains
@@ -131,6 +131,16 @@ def test_effect_chain_crosses_near_states_to_the_thing_affected(causal_index):
     assert effect_chains(causal_index, "the pumps of the Dunmore Quarry fail", "the harbour") == []
 
 
+def test_the_index_reads_causes_as_entities_heading_causal_links(causal_index):
+    causes = causal_index.causes_like("the pumps of the Dunmore Quarry fail", 0.3, 3)
+    assert causes
+    for cause in causes:
+        steps = causal_index.heaviest_steps(cause, "forward", 8)
+        assert any(causal_index.link(s.head, s.tail).causal for s in steps)
+    near = causal_index.near_causes(causes[0], 0.0, 2)
+    assert causes[0] not in near and all(causal_index.entity(n).names for n in near)
+
+
 def test_conditionals_are_causal_edges_of_the_graph(causal_index):
     g = causal_index.graph
     head, tail = g.node_of("trout catch fails"), g.node_of("organizers postpone the Ashby Fair")
@@ -160,11 +170,11 @@ def test_what_happens_questions_answer_with_the_chains_last_effect(
 ):
     path = tmp_path / "index"  # where `open_index` built it
     causal_index.close()
-    forget_indexes()
+    close_indexes()
     try:
         final = graph.invoke({"question": question}, context=Context(index_path=str(path)))
     finally:
-        forget_indexes()
+        close_indexes()
     assert normalize(answer) in normalize(final["answer"]), final["messages"][-1].content
     # every link of the chain is a cited sentence, cause first, the effect's own sentence last
     assert len(final["sources"]) >= cited
@@ -194,12 +204,12 @@ def test_the_sample_causal_questions_on_the_parser_index(
     Builder(open_index(), None, nlp=nlp_extractor).run(docs)
     lines = (SAMPLE_DOCS.parent / "questions.jsonl").read_text().splitlines()
     item = next(json.loads(line) for line in lines if f'"{qid}"' in line)
-    forget_indexes()
+    close_indexes()
     try:
         ctx = Context(index_path=str(tmp_path / "index"))
         final = graph.invoke({"question": item["question"]}, context=ctx)
     finally:
-        forget_indexes()
+        close_indexes()
     assert final["answer"] == answer and any(
         normalize(a) in normalize(answer) for a in item["answers"]
     )

@@ -1,7 +1,7 @@
 from pathlib import Path
 
-import agent.resources as resources
 from agent.context import Context
+from indexes.index import resolve_index_path
 
 
 def test_fields_not_given_come_from_the_environment_and_a_given_field_wins(monkeypatch):
@@ -34,10 +34,9 @@ def test_fields_not_given_come_from_the_environment_and_a_given_field_wins(monke
     assert given.hop_model == "openai:m@http://gpu:8000/v1"
 
 
-def test_a_relative_index_is_taken_from_the_start_directory_not_the_current_one(
+def test_a_relative_index_is_taken_from_the_working_directory_of_the_process_opening_it(
     tmp_path, monkeypatch
 ):
-    monkeypatch.setattr(resources, "START_DIR", tmp_path)
-    monkeypatch.chdir(Path("/"))
-    assert resources.index_dir(Context(index_path="idx")) == tmp_path / "idx"
-    assert resources.index_dir(Context(index_path="/abs/idx")) == Path("/abs/idx")
+    monkeypatch.chdir(tmp_path)
+    assert resolve_index_path("idx") == tmp_path.resolve() / "idx"
+    assert resolve_index_path(Context(index_path="/abs/idx").index_path) == Path("/abs/idx")

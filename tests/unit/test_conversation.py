@@ -5,9 +5,9 @@ import json
 from langchain_core.messages import AIMessage, HumanMessage
 
 from agent.nodes.rewrite import previous_turn, standalone
-from agent.resources import forget_indexes
 from indexes.build import Builder
 from indexes.documents import load_documents
+from indexes.index import close_indexes
 from tests.conftest import FIRST, FOLLOW_UP, SAMPLE_DOCS, two_turns
 from tests.fakes import ScriptedChatModel
 
@@ -63,11 +63,11 @@ def test_the_follow_up_is_answered_from_the_parser_units_without_a_model_answer(
     # Caldmere) answers the rewritten question, not the dam her name stands beside elsewhere
     docs, _ = load_documents([SAMPLE_DOCS])
     Builder(open_index(), None, nlp=nlp_extractor).run(docs)
-    forget_indexes()
+    close_indexes()
     try:
         turns = two_turns(tmp_path / "index", scripted_turns(), answer_mode="ranked")
     finally:
-        forget_indexes()
+        close_indexes()
     (first, _), (second, _) = turns
     assert first["answer"] == "Hessa Varn"
     assert second["question"] == "Where was Hessa Varn born?"

@@ -13,12 +13,12 @@ import pytest
 from agent.context import Context
 from agent.graph import graph
 from agent.llm import register_chat_model
-from agent.resources import forget_indexes
-from evals.checks.index_integrity import corrupt
 from evals.crash import compare, snapshot
 from indexes.build import Builder
 from indexes.documents import load_documents
+from indexes.index import close_indexes
 from indexes.integrity import check_index
+from indexes.maintenance import corrupt
 from resin_cli import main
 from tests.conftest import SAMPLE_DOCS
 from tests.fakes import scripted
@@ -35,7 +35,7 @@ def clean(tmp_path_factory, embedder, nlp_extractor):
     Builder(index, None, nlp=nlp_extractor).run(load_documents([root / "docs"])[0])
     index.close()
     yield root
-    forget_indexes()
+    close_indexes()
 
 
 def copy_of(clean, tmp_path, open_index):
@@ -77,7 +77,7 @@ def answers(path) -> list[tuple[str, list[str]]]:
     try:
         outs = [graph.invoke({"question": q}, context=ctx) for q in questions]
     finally:
-        forget_indexes()
+        close_indexes()
     return [(o["answer"], [s["sentence"] for s in o["sources"]]) for o in outs]
 
 

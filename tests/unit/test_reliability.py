@@ -21,7 +21,7 @@ from agent.context import Context
 from agent.graph import builder, graph
 from agent.llm import register_chat_model
 from agent.nodes.resolve_hop import bridge_value
-from agent.resources import forget_indexes, get_index
+from agent.resources import get_index
 from agent.state import Evidence, Hop
 from evals.checks.common import build_sample_index, open_files, rss_mb
 from evals.checks.concurrent_load import concurrent_questions, leaks, run_concurrently
@@ -36,6 +36,7 @@ from evals.hostile import (
 )
 from indexes.documents import Document, make_passages
 from indexes.extraction import extraction_messages
+from indexes.index import close_indexes
 from indexes.units import UNIT_KINDS
 from tests.fakes import ScriptedChatModel, ToolCallingModel, heuristic_reply
 from tools.entities import units_about
@@ -51,7 +52,7 @@ def sample_index(tmp_path_factory, embedder):
     """The sample corpus plus the hostile documents, indexed with the fake extractor."""
     path = build_sample_index(tmp_path_factory.mktemp("hostile") / "index", embedder)
     yield path
-    forget_indexes()
+    close_indexes()
 
 
 def hostile_passages():
@@ -245,9 +246,9 @@ def test_user_strings_never_reach_a_chroma_filter_unnormalized(sample_index, mon
 
     real_subject = index.catalog.units_with_subject
 
-    def spy_subject(key, limit=-1):  # the subject lookup is SQL now: it must get the same keys
+    def spy_subject(key, limit=-1, kinds=()):  # the subject lookup is SQL: the same keys
         seen.append({"subject": key})
-        return real_subject(key, limit)
+        return real_subject(key, limit, kinds)
 
     monkeypatch.setattr(index.vectors, "search", spy)
     monkeypatch.setattr(index.catalog, "units_with_subject", spy_subject)

@@ -5,9 +5,8 @@ import pytest
 
 from agent.context import Context
 from agent.graph import graph
-from agent.resources import forget_indexes
 from indexes.build import Builder
-from indexes.index import IndexNotFoundError
+from indexes.index import IndexNotFoundError, close_indexes
 from indexes.stores import COLLECTIONS, StoreMissingError, collection_names
 from tests.conftest import DOCS, make_legacy
 
@@ -50,10 +49,8 @@ def test_a_reader_refuses_a_folder_without_an_index_and_creates_nothing(tmp_path
 
 
 def test_the_graph_refuses_a_mistyped_index_path_naming_where_it_looked(tmp_path, monkeypatch):
-    from agent import resources
-
-    monkeypatch.setattr(resources, "START_DIR", tmp_path)
-    forget_indexes()
+    monkeypatch.chdir(tmp_path)
+    close_indexes()
     ctx = Context.one_model("fake", index_path="typo")
     with pytest.raises(IndexNotFoundError) as failure:
         graph.invoke({"question": "Who designed the Orrin Dam?"}, context=ctx)
@@ -67,11 +64,9 @@ def test_the_graph_refuses_a_mistyped_index_path_naming_where_it_looked(tmp_path
 def test_cli_readers_name_the_missing_index_and_make_no_folder(
     tmp_path, monkeypatch, capsys, command
 ):
-    from agent import resources
     from resin_cli import main
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(resources, "START_DIR", tmp_path)
     monkeypatch.setattr("sys.stdin", open("/dev/null"))  # noqa: SIM115 - chat reads a line
     assert main([*command, "--index", "typo"]) == 2
     err = capsys.readouterr().err.strip()

@@ -49,6 +49,7 @@ def test_bridge_entities_cross_to_the_passages_of_named_entities(open_index):
 
 
 def test_common_names_are_ranked_among_the_querys_neighbours(open_index, monkeypatch):
+    import indexes.reads as reads
     import tools.entities as entities
 
     index = open_index()
@@ -62,6 +63,7 @@ def test_common_names_are_ranked_among_the_querys_neighbours(open_index, monkeyp
     # with a scan of one, Hessa Varn (2 units) and the Orrin Reservoir (2 passages) count as
     # common: ids-only neighbours filtered by the catalog, then the winners read in full
     monkeypatch.setattr(entities, "ABOUT_SCAN", 1)
+    monkeypatch.setattr(reads, "ABOUT_SCAN", 1)
     near = entities.units_about(index, "Hessa Varn", k=5, query=question)
     assert [h.unit.id for h in near] == [exact[0].unit.id]
     assert near[0].score == pytest.approx(exact[0].score, abs=1e-4)
