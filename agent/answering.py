@@ -23,8 +23,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import Runnable
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel
 from typing_extensions import TypedDict
@@ -107,7 +108,7 @@ def resolve_mode(mode: str, spec: str) -> AnswerMode:
 
 def structured_call(
     model: BaseChatModel, schema: dict[str, Any], max_tokens: int, **extra: Any
-) -> Any:
+) -> Runnable[LanguageModelInput, BaseMessage]:
     """A schema-constrained call that does not stream tokens to the user."""
     return model.bind(response_format=schema, max_tokens=max_tokens, **extra).with_config(
         tags=[TAG_NOSTREAM]

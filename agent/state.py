@@ -16,9 +16,10 @@ from typing_extensions import TypedDict
 from agent.answering import Source
 from agent.questions import Question
 from agent.relations import AnswerType
+from indexes.base import Direction
 from indexes.units import UnitKind
 from prompts import MAX_HOPS
-from tools.retrieval import Chain, ChainLink, Direction
+from tools.retrieval import Chain, ChainLink
 
 # "read": a passage an answered hop read that does not write its answer (ranked after every answer)
 Route = Literal["units", "chain", "dense", "lexical", "fused", "entity", "read"]
@@ -132,7 +133,7 @@ def _adapter(typ: Any) -> TypeAdapter[Any]:
     return TypeAdapter(typ)
 
 
-class JsonAggregate(BinaryOperatorAggregate):
+class JsonAggregate(BinaryOperatorAggregate[Any]):
     """A reducer channel whose checkpoint is plain JSON, turned back into its models on load.
 
     The checkpointer is the server's (`langgraph dev`, a deployed LangGraph server), and its

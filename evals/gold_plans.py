@@ -14,8 +14,9 @@ from typing import Any
 
 from agent.decompose import decompose, describe_hop
 from agent.relations import relation_type
-from agent.state import MAX_HOPS, Hop
+from agent.state import Hop
 from indexes.units import entity_key
+from prompts import MAX_HOPS
 
 _ARROW = re.compile(r"^(.+?) >> (.+)$")
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
+from indexes.base import DocumentRecord
 from indexes.catalog import (
     NO_EXTRACTION,
-    DocumentRecord,
     extraction_cache_key,
     extractor_keys,
     join_extractors,

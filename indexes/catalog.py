@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from indexes.base import DocumentRecord
 from indexes.documents import Passage, Sentence, content_hash
@@ -136,7 +137,7 @@ class Catalog:
         return self._record(row) if row else None
 
     @staticmethod
-    def _record(row: tuple) -> DocumentRecord:
+    def _record(row: tuple[Any, ...]) -> DocumentRecord:
         doc_id, hash_, title, source, extract_key, complete, content = row
         return DocumentRecord(
             doc_id, hash_, title, source, extract_key, bool(complete), content or ""
@@ -209,7 +210,7 @@ class Catalog:
 
     # passages -------------------------------------------------------------------------------
     @staticmethod
-    def _passage(row: tuple) -> Passage:
+    def _passage(row: tuple[Any, ...]) -> Passage:
         pid, doc_id, position, title, text, sentences, _ = row
         return Passage(
             id=pid,

@@ -153,7 +153,7 @@ def _export(model: Any, path: Path) -> None:
     sample = model.preprocess(_CHECK[:2])  # padded, so the attention mask stays in the graph
     names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in sample]
 
-    class Pooled(torch.nn.Module):
+    class Pooled(torch.nn.Module):  # type: ignore[misc]  # torch is not followed by mypy
         def __init__(self) -> None:
             super().__init__()
             self.transformer = transformer
@@ -214,7 +214,8 @@ class SentenceTransformerEmbeddings(Embeddings):
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed a batch of texts."""
         if self._onnx is not None:
-            return self._onnx.encode(texts, self.batch_size).tolist()
+            encoded: list[list[float]] = self._onnx.encode(texts, self.batch_size).tolist()
+            return encoded
         vectors = self.model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
         )

@@ -65,7 +65,7 @@ def load_pipeline() -> Any:
                 f"{package} is {meta.get('lang')}_{meta.get('name')} {meta.get('version')}, "
                 f"not en_core_web_sm 3.8.x; {INSTALL_HINT}"
             )
-        nlp.meta["spacy_runtime"] = spacy.__version__
+        nlp.meta["spacy_runtime"] = spacy.about.__version__
         return nlp
     raise NlpUnavailableError(INSTALL_HINT)
 

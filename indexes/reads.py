@@ -109,7 +109,8 @@ class IndexReads:
 
     def query_vector(self, query: str) -> np.ndarray:
         """One query's embedding, through the same cache: a hop's searches embed it once."""
-        return self.embed_queries([query])[0]
+        vector: np.ndarray = self.embed_queries([query])[0]
+        return vector
 
     # units ----------------------------------------------------------------------------------
     def units(self, unit_ids: Sequence[str]) -> list[ReasoningUnit]:

@@ -64,13 +64,13 @@ def _guarded(
 ) -> Callable[Concatenate[ChromaIndex, _P], _R]:
     """A store method whose store failures become one `StoreError` naming the store."""
 
-    @functools.wraps(method)
-    def wrapper(self: ChromaIndex, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    def wrapper(self: ChromaIndex, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return method(self, *args, **kwargs)
         except store_failures() as exc:
             raise store_failure(self.where, exc) from exc
 
+    functools.update_wrapper(wrapper, method)
     return wrapper
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
+
+_Model = TypeVar("_Model", bound=BaseModel)
 
 _FENCE = {"<": "&lt;", ">": "&gt;"}
 _UNFENCE = {v: k for k, v in _FENCE.items()} | {"&quot;": '"'}
@@ -71,7 +73,7 @@ def _cap(node: Any, limits: dict[str, int]) -> None:
             _cap(value, limits)
 
 
-def parse_reply(reply: BaseMessage, schema: type[BaseModel]) -> Any:
+def parse_reply(reply: BaseMessage, schema: type[_Model]) -> _Model:
     """Validate a structured reply; raises ValueError when it does not fit the schema."""
     try:
         return schema.model_validate(json.loads(str(reply.content), strict=False))

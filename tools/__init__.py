@@ -12,12 +12,14 @@ tools whose results are typed JSON (units, passages, chains), never prose:
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.tools import BaseTool, StructuredTool
 
+from indexes.base import Direction
 from indexes.reads import IndexReads
 from indexes.units import UnitKind
 from tools.retrieval import (
-    Direction,
     fetch_passages,
     search_passages,
     search_units,
@@ -28,14 +30,14 @@ from tools.retrieval import (
 def make_tools(index: IndexReads, k: int = 5) -> list[BaseTool]:
     """The four resin tools bound to `index`: unit search, chain traversal, passage search, fetch."""
 
-    def find_units(query: str, kinds: list[UnitKind] | None = None, limit: int = k) -> list[dict]:
+    def find_units(query: str, kinds: list[UnitKind] | None = None, limit: int = k) -> list[dict[str, Any]]:
         """Search typed reasoning units (facts, types, relations, causal edges, rules).
 
         Each result carries the unit's fields, its evidence sentence, passage id and similarity.
         """
         return [hit.model_dump() for hit in search_units(index, query, kinds, limit)]
 
-    def find_chains(query: str, direction: Direction = "forward", depth: int = 3) -> list[dict]:
+    def find_chains(query: str, direction: Direction = "forward", depth: int = 3) -> list[dict[str, Any]]:
         """Follow cause → effect chains in the knowledge graph from entities matching the query.
 
         direction: "forward" for effects of a cause, "backward" for causes of an effect.
@@ -46,11 +48,11 @@ def make_tools(index: IndexReads, k: int = 5) -> list[BaseTool]:
             for c in chains
         ]
 
-    def find_passages(query: str, limit: int = k) -> list[dict]:
+    def find_passages(query: str, limit: int = k) -> list[dict[str, Any]]:
         """Search source passages by meaning and by keywords (fused); returns ids, titles, text."""
         return [hit.model_dump() for hit in search_passages(index, query, limit)]
 
-    def read_passages(passage_ids: list[str]) -> list[dict]:
+    def read_passages(passage_ids: list[str]) -> list[dict[str, Any]]:
         """Fetch source passages by id, with their sentences and sentence ids."""
         return [
             {

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from indexes.lexical import stems
 from indexes.reads import IndexReads
-from tools.retrieval import Chain, chain_of, match_nodes
+from tools.retrieval import FAN_OUT, Chain, chain_of, match_nodes
 
 # Links in an effect chain: a causal story runs longer than SARG's three-link bridge chains.
 EFFECT_DEPTH = 5
@@ -25,7 +25,6 @@ _START_TAU = 0.6
 _CAUSE_TAU = 0.4
 _STARTS = 5
 _NEAR_CAUSES = 4
-_FAN_OUT = 8
 _MAX_PATHS = 2000
 
 
@@ -60,7 +59,7 @@ def effect_chains(
         for head in [node, *index.near_causes(node, near, _NEAR_CAUSES)]:
             if head != node and head in seen:
                 continue
-            for h, t, _ in index.heaviest_steps(head, "forward", _FAN_OUT):
+            for h, t, _ in index.heaviest_steps(head, "forward", FAN_OUT):
                 if t in seen or t == head or not index.link(h, t).causal:
                     continue
                 fresh = [n for n in (head, t) if n not in seen]

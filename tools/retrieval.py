@@ -163,7 +163,7 @@ _MAX_NAME_WORDS = 4
 
 
 # Bounded traversal: the heaviest edges out of each node, and a cap on the chains considered.
-_FAN_OUT = 8
+FAN_OUT = 8
 # Per start node, so one busy start cannot starve the others (depth 3 needs at most 584).
 _MAX_CHAINS_PER_START = 1000
 
@@ -192,7 +192,7 @@ def traverse_chains(
             paths.append((tuple(edges), tuple(nodes)))
         if len(edges) >= depth or len(paths) >= limit:
             return
-        for head, tail, way in index.heaviest_steps(node, direction, _FAN_OUT):
+        for head, tail, way in index.heaviest_steps(node, direction, FAN_OUT):
             nxt = tail if way == "forward" else head
             if nxt not in nodes:
                 edges.append((head, tail))

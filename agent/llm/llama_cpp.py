@@ -185,7 +185,9 @@ class ChatLlamaCpp(TextChatModel):
         with urllib.request.urlopen(request, timeout=60) as reply:
             return len(json.load(reply)["tokens"])
 
-    def _request(self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any) -> dict:
+    def _request(
+        self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
+    ) -> dict[str, Any]:
         request = {
             "messages": [{"role": _role(m), "content": str(m.content)} for m in messages],
             "max_tokens": kwargs.get("max_tokens", self.max_tokens),

@@ -171,7 +171,7 @@ def openai_compatible(
         timeout = setting("RESIN_MODEL_TIMEOUT", DEFAULT_TIMEOUT)
     if max_retries is None:
         max_retries = int(setting("RESIN_MODEL_RETRIES", DEFAULT_RETRIES))
-    return _openai_compatible_class()(
+    chat: BaseChatModel = _openai_compatible_class()(
         model=model,
         base_url=base_url,
         api_key=SecretStr(key),
@@ -180,3 +180,4 @@ def openai_compatible(
         retries=max_retries,
         timeout=timeout,
     )
+    return chat

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
@@ -52,7 +52,9 @@ def question_of(state: State) -> tuple[str, list[str]]:
     return message_text(str(state.get("question") or ""))
 
 
-def structured(model: BaseChatModel, schema: type[BaseModel], max_tokens: int) -> Runnable:
+def structured(
+    model: BaseChatModel, schema: type[BaseModel], max_tokens: int
+) -> Runnable[LanguageModelInput, BaseMessage]:
     """A schema-constrained, non-streaming call: only `compose` shows text to the user."""
     return structured_call(
         model, json_schema_format(schema, {"items": 5, "chars": 200}), max_tokens

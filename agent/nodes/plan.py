@@ -18,10 +18,10 @@ from agent.llm import ModelSpec, make_chat_model
 from agent.nodes.common import structured, usage_row
 from agent.questions import MAX_QUESTION_CHARS
 from agent.resources import context_of
-from agent.state import MAX_HOPS, Hop, Plan, PlanSource, State
+from agent.state import Hop, Plan, PlanSource, State
 from indexes.lexical import tokenize
 from indexes.units import normalize
-from prompts import PLAN_SYSTEM, PLAN_USER
+from prompts import MAX_HOPS, PLAN_SYSTEM, PLAN_USER
 from prompts.structured import fence, parse_reply
 
 _PLACEHOLDER = re.compile(r"#(\d+)")

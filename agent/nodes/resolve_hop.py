@@ -21,11 +21,12 @@ from agent.state import Evidence, Hop, HopResult, HopTask
 from agent.typed_hop import resolve_typed
 from indexes.index import Index
 from indexes.lexical import tokenize
+from indexes.reads import ABOUT_SCAN
 from indexes.units import ReasoningUnit, normalize
 from prompts import BRIDGE_SYSTEM, BRIDGE_USER
 from prompts.structured import fence, parse_reply
 from tools.causal import effect_chains
-from tools.entities import ABOUT_SCAN, bridge_entities, passages_about, units_about
+from tools.entities import bridge_entities, passages_about, units_about
 from tools.retrieval import (
     Chain,
     PassageHit,

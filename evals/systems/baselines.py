@@ -20,11 +20,11 @@ from evals.systems.answer import (
     passage_trace,
     timed_stage,
 )
+from indexes.base import Direction
 from indexes.units import ReasoningUnit
 from prompts.structured import fence
 from tools.retrieval import (
     Chain,
-    Direction,
     fetch_passages,
     search_passages,
     search_units,
