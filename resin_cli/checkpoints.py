@@ -20,7 +20,7 @@ class DatabaseError(Exception):
     """The chat's database is no PostgreSQL URL, cannot be reached, or failed during a turn."""
 
 
-def shown(url: str) -> str:
+def _shown(url: str) -> str:
     """`url` with its password masked, fit for an error message."""
     parts = urlsplit(url)
     if not parts.password:
@@ -44,12 +44,12 @@ def chat_checkpointer(index: Path, database: str | None) -> Iterator[Any]:
         finally:
             conn.close()
     else:
-        with _postgres_saver(database) as saver:
+        with postgres_saver(database) as saver:
             yield saver
 
 
 @contextmanager
-def _postgres_saver(database: str) -> Iterator[Any]:
+def postgres_saver(database: str) -> Iterator[Any]:
     """A PostgresSaver on a one-connection pool, its tables set up (once, under a lock)."""
     import psycopg
     from langgraph.checkpoint.postgres import PostgresSaver
@@ -75,8 +75,8 @@ def _postgres_saver(database: str) -> Iterator[Any]:
             conn.execute("SELECT pg_advisory_lock(hashtext('resin chat checkpoint setup'))")
             PostgresSaver(conn).setup()
     except psycopg.Error as exc:
-        raise DatabaseError(f"database {shown(database)}: {_first_line(exc)}") from None
-    # the pool checks its connection before each use, so a restarted server costs no thread
+        raise DatabaseError(f"database {_shown(database)}: {_first_line(exc)}") from None
+    # the pool checks its connection before each use: a chat goes on after the server drops it
     with ConnectionPool(
         database,
         connection_class=psycopg.Connection[DictRow],
@@ -91,7 +91,7 @@ def _postgres_saver(database: str) -> Iterator[Any]:
         try:
             yield PostgresSaver(pool, serde=checkpoint_serializer())
         except psycopg.OperationalError as exc:
-            raise DatabaseError(f"database {shown(database)}: {_first_line(exc)}") from None
+            raise DatabaseError(f"database {_shown(database)}: {_first_line(exc)}") from None
 
 
 def _first_line(exc: Exception) -> str:

@@ -67,3 +67,25 @@ def test_a_thread_continues_in_another_process_after_kill_9(sample_index, postgr
     assert f"you> {FIRST}" in second.stderr and "resin> Hessa Varn" in second.stderr
     assert "(read as: Where was Hessa Varn born?)" in second.stderr
     assert not (sample_index / "chat.sqlite").exists()
+
+
+def test_a_turn_after_the_server_dropped_the_connection_reconnects(postgres_url):
+    from langgraph.graph import START, MessagesState, StateGraph
+
+    from resin_cli.checkpoints import postgres_saver
+
+    echo = StateGraph(MessagesState)
+    echo.add_node("echo", lambda state: {"messages": [("ai", "ok")]})
+    echo.add_edge(START, "echo")
+    config = {"configurable": {"thread_id": "dropped"}}
+    with postgres_saver(postgres_url) as saver:
+        graph = echo.compile(checkpointer=saver)
+        graph.invoke({"messages": [("user", "one")]}, config, durability="sync")
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            (dropped,) = conn.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()
+        assert dropped == 1
+        graph.invoke({"messages": [("user", "two")]}, config, durability="sync")
+        assert len(graph.get_state(config).values["messages"]) == 4
