@@ -16,22 +16,18 @@ pytestmark = pytest.mark.slow
 
 
 def chat_cmd(index, url, thread):
-    return [sys.executable, "-m", "resin_cli", "chat", "--index", str(index)] + [
-        "--database",
-        url,
-        "--model",
-        "fake",
-        "--thread",
-        thread,
-    ]
+    chat = [sys.executable, "-m", "resin_cli", "chat", "--index", str(index), "--database", url]
+    return [*chat, "--model", "fake", "--thread", thread]
 
 
-def read_until(proc, marker: str, count: int, timeout: float) -> str:
+def read_until(proc, marker: str, count: int, timeout: float, err) -> str:
     """The process's stdout until `marker` has appeared `count` times (prompts end no line)."""
     seen, deadline = b"", time.monotonic() + timeout
     while seen.decode(errors="replace").count(marker) < count:
         left = deadline - time.monotonic()
-        assert left > 0 and proc.poll() is None, f"no {marker!r} x{count} in {seen!r}"
+        assert left > 0 and proc.poll() is None, (
+            f"no {marker!r} x{count} in {seen!r}; stderr: {err.read_text()[-2000:]}"
+        )
         if select.select([proc.stdout], [], [], left)[0]:
             seen += os.read(proc.stdout.fileno(), 4096)
     return seen.decode()
@@ -40,15 +36,16 @@ def read_until(proc, marker: str, count: int, timeout: float) -> str:
 def test_a_thread_continues_in_another_process_after_kill_9(sample_index, postgres_url, tmp_path):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     cmd = chat_cmd(sample_index, postgres_url, "orrin")
-    with (tmp_path / "first.err").open("w") as err:
+    err = tmp_path / "first.err"
+    with err.open("w") as err_file:
         first = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err_file, env=env
         )
         try:
             first.stdin.write(f"{FIRST}\n".encode())
             first.stdin.flush()
             # the answer, then the next prompt: the turn is over and its checkpoints written
-            answered = read_until(first, "you> ", 2, timeout=300)
+            answered = read_until(first, "you> ", 2, timeout=300, err=err)
         finally:
             first.send_signal(signal.SIGKILL)
             first.wait()
