@@ -35,3 +35,16 @@ def test_a_bin_folder_without_postgresql_is_named(monkeypatch, tmp_path):
     monkeypatch.setenv(PG_BIN_ENV, str(tmp_path))
     with pytest.raises(PostgresError, match=f"{PG_BIN_ENV}={tmp_path}: no initdb and postgres"):
         find_bin()
+
+
+def test_a_server_that_exits_at_start_is_reported_with_its_log(monkeypatch):
+    with tempfile.TemporaryDirectory() as folder:
+        fake = Path(folder)
+        fake.chmod(0o755)  # the server user (nobody, under root) runs what is in it
+        (fake / "initdb").symlink_to(find_bin() / "initdb")
+        (fake / "postgres").write_text("#!/bin/sh\necho 'FATAL:  broken on purpose'\nexit 3\n")
+        (fake / "postgres").chmod(0o755)
+        monkeypatch.setenv(PG_BIN_ENV, folder)
+        with pytest.raises(PostgresError, match="exited with 3(.|\n)*broken on purpose"):
+            with postgres():
+                pass
