@@ -12,13 +12,16 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from agent.answering import ShortAnswer, choice_format
+from agent.context import Context
+from agent.graph import graph
 from agent.nodes.rewrite import Referent
 from agent.state import Plan
 from evals.hash_embedder import HashEmbedder
-from indexes.documents import Document, make_passages
+from indexes.documents import Document, Passage, make_passages
 from indexes.extraction import ExtractionOutput, extraction_messages
+from indexes.units import ReasoningUnit
 from prompts.structured import json_schema_format
-from tests.fakes import ScriptedChatModel, heuristic_reply, rule_based, scripted
+from tests.fakes import FakeIndex, ScriptedChatModel, heuristic_reply, rule_based, scripted
 
 
 def reply(model, fmt, text="<question>Who?</question>"):
@@ -88,3 +91,67 @@ def test_the_hash_embedder_is_deterministic_normalized_and_lexical():
     assert one == same == embedder.embed_query("Orrin Dam")
     assert len(one) == HashEmbedder.dim and np.linalg.norm(one) == pytest.approx(1.0)
     assert np.dot(one, other) < np.dot(one, same)
+
+
+def film_index():
+    """Two films' directors and where each director was born, with the units a parser writes."""
+    index = FakeIndex()
+    for film, director, year in (
+        ("Glass Harbor", "Kara Venn", "1998"),
+        ("Cold Rain", "Per Odd", "2004"),
+    ):
+        index.add(
+            film,
+            f"{film} is a {year} drama film directed by {director}.",
+            [unit("relation", film, "directed by", director, f"{film} is directed by {director}.")],
+        )
+    for director, town in (("Kara Venn", "Pellisk"), ("Per Odd", "Varrow")):
+        index.add(
+            director,
+            f"{director} is a film director. {director} was born in {town}, a harbour town.",
+            [unit("entity-fact", director, "born in", town, f"{director} was born in {town}.")],
+        )
+    return index
+
+
+def unit(kind, subject, predicate, obj, evidence):
+    return ReasoningUnit(
+        kind=kind,
+        extractor="nlp",
+        subject=subject,
+        predicate=predicate,
+        object=obj,
+        evidence=evidence,
+    )
+
+
+def test_the_fake_index_answers_the_typed_reads_as_a_real_index_does():
+    index = film_index()
+    [(top, score)] = index.search_units("Who directed Glass Harbor?", 1, about="glass harbor")
+    assert isinstance(top, ReasoningUnit) and top.object == "Kara Venn" and score > 0
+    assert not index.search_units("Who directed Glass Harbor?", 3, kinds=["causal-edge"])
+    ranked = index.search_passages("Where was Per Odd born?", 2)
+    passage = index.passages([ranked[0][0]])[0]
+    assert isinstance(passage, Passage) and passage.title == "Per Odd"
+    entity = index.entity_named("Kara Venn")
+    assert entity is not None and entity.name == "Kara Venn"
+    assert index.mentions("kara venn") and index.link_count() == 2
+    assert {(link.head, link.tail) for link in index.links()} <= {
+        (index.entity_named(a).id, index.entity_named(b).id)
+        for a, b in (("Glass Harbor", "Kara Venn"), ("Cold Rain", "Per Odd"))
+    }
+
+
+def test_the_graph_reads_hop_by_hop_on_the_fake_index(monkeypatch):
+    """Planning, both hops and compose, with no store or model on disk: the parse plans."""
+    index = film_index()
+    monkeypatch.setattr("agent.resources.open_index", lambda *a, **k: index)
+    ctx = Context(index_path="fake-index", plan_model="parsed", answer_mode="ranked")
+    question = {"question": "Where was the director of Glass Harbor born?"}
+    events = list(graph.stream(question, context=ctx, stream_mode=["custom", "values"]))
+    hops = [e for mode, e in events if mode == "custom" and e.get("event") == "hop"]
+    out = next(e for mode, e in reversed(events) if mode == "values")
+    assert out["plan_source"] == "parsed" and len(out["plan"]) == 2
+    assert [h["answer"] for h in sorted(hops, key=lambda h: h["hop"])] == ["Kara Venn", "Pellisk"]
+    assert out["answer"] == "Pellisk"
+    assert [s["title"] for s in out["sources"]][:2] == ["Glass Harbor", "Kara Venn"]
