@@ -164,10 +164,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_ask)
 
-    p = sub.add_parser("chat", help="a conversation kept across runs (SQLite checkpoints)")
+    p = sub.add_parser(
+        "chat", help="a conversation kept across runs (SQLite checkpoints, or PostgreSQL)"
+    )
     _add_index_args(p)
     _add_model_args(p)
     p.add_argument("--thread", default="default", help="conversation id")
+    p.add_argument(
+        "--database",
+        default=None,
+        metavar="URL",
+        help="keep the threads in PostgreSQL at postgresql://USER@HOST:PORT/DB, for every "
+        "machine that chats (default RESIN_DATABASE_URL, else chat.sqlite in the index)",
+    )
     p.set_defaults(func=cmd_chat)
 
     p = sub.add_parser("demo", help="index the bundled sample corpus and answer its questions")

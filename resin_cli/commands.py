@@ -285,41 +285,57 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    """A conversation kept across runs in a SQLite checkpoint (one thread per --thread)."""
-    import sqlite3
+    """A conversation kept across runs, one thread per --thread: in SQLite, or PostgreSQL.
+
+    Each turn's checkpoints are written before the turn ends (durability "sync"), so a process
+    killed after an answer loses nothing of it.
+    """
+    import os
 
     from langchain_core.messages import HumanMessage
-    from langgraph.checkpoint.sqlite import SqliteSaver
 
     from agent.graph import builder
     from agent.resources import get_index
-    from agent.state import checkpoint_serializer
+    from resin_cli.checkpoints import DATABASE_ENV, DatabaseError, chat_checkpointer
 
     ctx = _context(args)
     # no index, no conversation: and no chat.sqlite left in a mistyped folder
     folder = get_index(ctx).config.path
-    saver = SqliteSaver(
-        sqlite3.connect(folder / "chat.sqlite", check_same_thread=False),
-        serde=checkpoint_serializer(),
-    )
-    chat_graph = builder.compile(checkpointer=saver)
+    database = args.database or os.environ.get(DATABASE_ENV)
     config: Any = {"configurable": {"thread_id": args.thread}}
-    print(f"resin chat · thread {args.thread} · empty line or Ctrl-D to quit", file=sys.stderr)
-    earlier = chat_graph.get_state(config).values.get("messages") or []
-    if earlier:
-        print(last_turns(earlier), file=sys.stderr)
-    while True:
-        try:
-            question = input("you> ").strip()
-        except EOFError:
-            break
-        if not question:
-            break
-        print("resin> ", end="", flush=True)
-        stream_answer(
-            chat_graph, {"messages": [HumanMessage(question)]}, ctx, config, show_progress=False
-        )
+    try:
+        with chat_checkpointer(folder, database) as saver:
+            chat_graph = builder.compile(checkpointer=saver)
+            where = "PostgreSQL" if database else "SQLite"
+            print(
+                f"resin chat · thread {args.thread} ({where}) · empty line or Ctrl-D to quit",
+                file=sys.stderr,
+            )
+            earlier = chat_graph.get_state(config).values.get("messages") or []
+            if earlier:
+                print(last_turns(earlier), file=sys.stderr)
+            while question := _next_question():
+                print("resin> ", end="", flush=True)
+                stream_answer(
+                    chat_graph,
+                    {"messages": [HumanMessage(question)]},
+                    ctx,
+                    config,
+                    show_progress=False,
+                    durability="sync",
+                )
+    except DatabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _next_question() -> str:
+    """The next line typed at `you>`, stripped; empty at the end of input."""
+    try:
+        return input("you> ").strip()
+    except EOFError:
+        return ""
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

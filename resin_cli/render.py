@@ -7,7 +7,10 @@ the one `stream_answer`, the answer's tokens to stdout and a progress line per e
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langgraph.types import Durability
 
 
 def progress_bar(desc: str) -> Any:
@@ -47,8 +50,11 @@ def stream_answer(
     config: dict[str, Any] | None = None,
     show_progress: bool = True,
     out: Any = None,
+    durability: Durability | None = None,
 ) -> dict[str, Any]:
     """Stream a run: the answer message to `out` (stdout), progress to stderr.
+
+    `durability` is LangGraph's: "sync" writes each checkpoint before the next step runs.
 
     Warnings (a failing plan model) go to stderr even when progress is not shown. Returns the final
     state with `timings`: seconds per stage, to the first answer token and in all.
@@ -60,7 +66,11 @@ def stream_answer(
     hops = 0
     clock = StageClock()
     for mode, payload in graph.stream(
-        inputs, config=config, context=ctx, stream_mode=["messages", "custom", "updates", "values"]
+        inputs,
+        config=config,
+        context=ctx,
+        stream_mode=["messages", "custom", "updates", "values"],
+        durability=durability,
     ):
         clock.part(mode, payload)
         if mode == "messages":

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from evals.postgres import free_port
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+__all__ = ["free_port", "running"]
 
 
 @contextmanager

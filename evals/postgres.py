@@ -1,0 +1,189 @@
+"""A throwaway PostgreSQL server on loopback, for the tests and for trying `resin chat --database`.
+
+    python -m evals.postgres              # prints the URL, serves until Ctrl-C, then removes it
+
+The binaries come from `RESIN_PG_BIN` (a folder holding `initdb` and `postgres`), else from PATH,
+else from Debian's `/usr/lib/postgresql/*/bin` (the newest). `initdb` refuses to run as root, so
+a root process runs the server as `nobody` (uid 65534, through `setpriv`), in a temporary folder
+that user owns; any other user runs it as itself. The data is not fsynced: it lives as long as
+the server does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+PG_BIN_ENV = "RESIN_PG_BIN"
+NOBODY = 65534
+_DEBIAN_BINS = Path("/usr/lib/postgresql")
+
+
+class PostgresError(RuntimeError):
+    """The server could not be found, started or reached; the message says which, and why."""
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def find_bin() -> Path | None:
+    """The folder of `initdb` and `postgres`, or None when PostgreSQL is not installed."""
+    named = os.environ.get(PG_BIN_ENV)
+    if named:
+        folder = Path(named)
+        if not ((folder / "initdb").is_file() and (folder / "postgres").is_file()):
+            raise PostgresError(f"{PG_BIN_ENV}={named}: no initdb and postgres in that folder")
+        return folder
+    on_path = shutil.which("initdb")
+    if on_path and shutil.which("postgres"):
+        return Path(on_path).parent
+    versions = [p for p in _DEBIAN_BINS.glob("*/bin") if (p / "initdb").is_file()]
+    versions.sort(key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else -1)
+    return versions[-1] if versions else None
+
+
+def _as_server_user(cmd: list[str]) -> list[str]:
+    """`cmd` as an unprivileged user when this process is root (PostgreSQL will not run as root)."""
+    if os.geteuid() != 0:
+        return cmd
+    setpriv = shutil.which("setpriv")
+    if not setpriv:
+        raise PostgresError("running as root and no setpriv to start PostgreSQL as nobody")
+    return [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *cmd]
+
+
+def _log_tail(log: Path, lines: int = 15) -> str:
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return "\n".join(text.splitlines()[-lines:]) or "(the log is empty)"
+
+
+def _connectable(url: str) -> bool:
+    import psycopg
+
+    try:
+        psycopg.connect(url, connect_timeout=2).close()
+        return True
+    except psycopg.OperationalError:
+        return False
+
+
+@contextmanager
+def postgres(database: str = "resin", timeout: float = 60.0) -> Iterator[str]:
+    """Run a fresh server for the block and yield the URL of an empty `database` on it.
+
+    The server is stopped by its pid when the block ends: a fast shutdown (SIGINT, what
+    `pg_ctl stop` sends; SIGTERM would wait for every client to disconnect), then SIGKILL after
+    `timeout` seconds. Its folder is removed. A server that does not accept connections within
+    `timeout` raises PostgresError with the tail of its log.
+    """
+    import psycopg
+    from psycopg import sql
+
+    bin_dir = find_bin()
+    if bin_dir is None:
+        raise PostgresError(
+            f"no PostgreSQL binaries: install postgresql (Debian: postgresql-15), put initdb "
+            f"and postgres on PATH, or set {PG_BIN_ENV}"
+        )
+    root = Path(tempfile.mkdtemp(prefix="resin-pg-"))
+    data, sockets, log = root / "data", root / "sockets", root / "server.log"
+    sockets.mkdir()
+    if os.geteuid() == 0:
+        for path in (root, sockets):
+            os.chown(path, NOBODY, NOBODY)
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        initdb = subprocess.run(
+            _as_server_user(
+                [str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust"]
+                + ["-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"]
+            ),
+            capture_output=True,
+            text=True,
+        )
+        if initdb.returncode != 0:
+            raise PostgresError(f"initdb failed ({initdb.returncode}): {initdb.stderr.strip()}")
+        port = free_port()
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                _as_server_user(
+                    [str(bin_dir / "postgres"), "-D", str(data), "-k", str(sockets)]
+                    + ["-h", "127.0.0.1", "-p", str(port), "-c", "fsync=off"]
+                ),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        server = f"postgresql://postgres@127.0.0.1:{port}"
+        deadline = time.monotonic() + timeout
+        while not _connectable(f"{server}/postgres"):
+            if proc.poll() is not None:
+                raise PostgresError(
+                    f"postgres exited with {proc.returncode} before it accepted connections; "
+                    f"its log ends:\n{_log_tail(log)}"
+                )
+            if time.monotonic() > deadline:
+                raise PostgresError(
+                    f"postgres on port {port} accepted no connection within {timeout:.0f}s; "
+                    f"its log ends:\n{_log_tail(log)}"
+                )
+            time.sleep(0.1)
+        with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+        yield f"{server}/{quote(database, safe='')}"
+    finally:
+        if proc is not None:
+            _stop(proc, timeout)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _stop(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Fast shutdown by pid, then SIGKILL if the server has not exited within `timeout`."""
+    if proc.poll() is not None:
+        return
+    os.kill(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m evals.postgres`: serve a throwaway database until Ctrl-C."""
+    parser = argparse.ArgumentParser(prog="python -m evals.postgres", description=__doc__)
+    parser.add_argument("--database", default="resin", help="database to create (default resin)")
+    args = parser.parse_args(argv)
+    # `kill PID` stops it as Ctrl-C does: the block below removes the server and its folder
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    started = time.monotonic()
+    try:
+        with postgres(args.database) as url:
+            print(f"PostgreSQL ready in {time.monotonic() - started:.1f}s at {url}", flush=True)
+            print(f"export RESIN_DATABASE_URL={url}   # Ctrl-C stops it and deletes it", flush=True)
+            try:
+                signal.pause()
+            except KeyboardInterrupt:
+                print("stopping", flush=True)
+    except PostgresError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,98 @@
+"""Where `resin chat` keeps its threads: `chat.sqlite` beside the index, or PostgreSQL.
+
+With `--database postgresql://…` (or `RESIN_DATABASE_URL`) the checkpoints go to PostgreSQL
+through `langgraph-checkpoint-postgres`, so a thread started on one machine continues on another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+DATABASE_ENV = "RESIN_DATABASE_URL"
+CONNECT_SECONDS = 10
+
+
+class DatabaseError(Exception):
+    """The chat's database is no PostgreSQL URL, cannot be reached, or failed during a turn."""
+
+
+def _shown(url: str) -> str:
+    """`url` with its password masked, fit for an error message."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")).geturl()
+
+
+@contextmanager
+def chat_checkpointer(index: Path, database: str | None) -> Iterator[Any]:
+    """The checkpointer of `resin chat`, open for the block; raises DatabaseError for PostgreSQL."""
+    if not database:
+        import sqlite3
+
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        from agent.state import checkpoint_serializer
+
+        conn = sqlite3.connect(index / "chat.sqlite", check_same_thread=False)
+        try:
+            yield SqliteSaver(conn, serde=checkpoint_serializer())
+        finally:
+            conn.close()
+    else:
+        with postgres_saver(database) as saver:
+            yield saver
+
+
+@contextmanager
+def postgres_saver(database: str) -> Iterator[Any]:
+    """A PostgresSaver on a one-connection pool, its tables set up (once, under a lock)."""
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.rows import DictRow, dict_row
+    from psycopg_pool import ConnectionPool
+
+    from agent.state import checkpoint_serializer
+
+    if urlsplit(database).scheme not in ("postgresql", "postgres"):
+        raise DatabaseError(
+            f"--database {database!r} is no PostgreSQL URL (postgresql://USER@HOST:PORT/DATABASE)"
+        )
+    # what PostgresSaver needs of a connection: autocommit, dict rows, no prepared statements
+    options: dict[str, Any] = {
+        "autocommit": True,
+        "prepare_threshold": 0,
+        "row_factory": dict_row,
+        "connect_timeout": CONNECT_SECONDS,
+    }
+    try:
+        with psycopg.Connection[DictRow].connect(database, **options) as conn:
+            # one setup at a time: two machines starting at once would both create the tables
+            conn.execute("SELECT pg_advisory_lock(hashtext('resin chat checkpoint setup'))")
+            PostgresSaver(conn).setup()
+    except psycopg.Error as exc:
+        raise DatabaseError(f"database {_shown(database)}: {_first_line(exc)}") from None
+    # the pool checks its connection before each use: a chat goes on after the server drops it
+    with ConnectionPool(
+        database,
+        connection_class=psycopg.Connection[DictRow],
+        kwargs=options,
+        min_size=1,
+        max_size=1,
+        num_workers=1,
+        check=ConnectionPool.check_connection,
+        timeout=CONNECT_SECONDS,
+        open=False,
+    ) as pool:
+        try:
+            yield PostgresSaver(pool, serde=checkpoint_serializer())
+        except psycopg.OperationalError as exc:
+            raise DatabaseError(f"database {_shown(database)}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
