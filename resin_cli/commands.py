@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter
 from typing import Any
@@ -33,8 +34,20 @@ def index_of(
         migrate=migrate,
         chroma_host=args.chroma_host,
         chroma_port=args.chroma_port,
+        database=_database(args),
         **overrides,
     )
+
+
+def _database(args: argparse.Namespace) -> str | None:
+    """The PostgreSQL URL of the index: --database, else RESIN_DATABASE_URL, else none (SQLite).
+
+    `resin chat --database` names where its threads go; the index it reads comes from the
+    environment, as a LangGraph server's does.
+    """
+    from resin_cli.checkpoints import DATABASE_ENV
+
+    return getattr(args, "index_database", None) or os.environ.get(DATABASE_ENV) or None
 
 
 def cmd_index(args: argparse.Namespace) -> int:
@@ -64,6 +77,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         and not args.delete
         and not repair
         and not (args.index / "manifest.json").exists()
+        and not _database(args)
     ):
         print(f"error: nothing to index in {', '.join(map(str, args.paths))}", file=sys.stderr)
         return 2
@@ -204,7 +218,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(json.dumps(figures, indent=2))
         return 0
     share = figures["grounded_share"]
-    print(f"index            {args.index}")
+    print(f"index            {index.config.where()}")
     print(f"documents        {figures['documents']} ({figures['incomplete_documents']} incomplete)")
     print(f"passages         {figures['passages']}")
     print(f"units            {figures['units']}")
@@ -238,6 +252,7 @@ def _context(args: argparse.Namespace) -> Any:
         index_path=str(args.index),
         chroma_host=args.chroma_host or "",
         chroma_port=args.chroma_port,
+        database=_database(args) or "",
         k_per_hop=args.k,
         answer_mode=args.answer_mode,
     )
@@ -290,8 +305,6 @@ def cmd_chat(args: argparse.Namespace) -> int:
     Each turn's checkpoints are written before the turn ends (durability "sync"), so a process
     killed after an answer loses nothing of it.
     """
-    import os
-
     from langchain_core.messages import HumanMessage
 
     from agent.graph import builder

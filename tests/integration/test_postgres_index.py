@@ -1,0 +1,143 @@
+"""The index in PostgreSQL with its vectors on a Chroma server: the same index as SQLite + JSON.
+
+The sample corpus is built with the parser extractor into both backends; `resin stats` and the
+answers to the sample questions (the default ranked mode) must be the same, a migrated index must
+equal a direct build, and only one builder may hold the PostgreSQL index at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import threading
+import time
+
+import pytest
+
+from agent.context import Context
+from agent.graph import graph
+from indexes.index import close_indexes, open_index
+from indexes.locks import IndexBusyError
+from resin_cli import main
+from tests.conftest import SAMPLE_DOCS
+from tests.integration.servers import free_port, running
+
+pytestmark = pytest.mark.slow
+
+QUESTIONS = [
+    json.loads(line)
+    for line in (SAMPLE_DOCS.parent / "questions.jsonl").read_text().splitlines()
+    if line.strip()
+]
+
+
+@pytest.fixture(scope="module")
+def chroma_port(tmp_path_factory):
+    """A real `chroma run` server on loopback, shared by this module's tests."""
+    chroma = shutil.which("chroma") or str(sys.prefix) + "/bin/chroma"
+    port = free_port()
+    path = tmp_path_factory.mktemp("chroma-server")
+    cmd = [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)]
+    with running(cmd, f"http://127.0.0.1:{port}/api/v2/heartbeat"):
+        yield port
+
+
+def _database(postgres_url: str, name: str) -> str:
+    """A fresh database beside the session's: one index per database."""
+    import psycopg
+
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return postgres_url.rsplit("/", 1)[0] + f"/{name}"
+
+
+def _stats(capsys, *args: str) -> dict:
+    capsys.readouterr()
+    assert main(["stats", "--json", *args]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    figures.pop("extraction_models")  # the same list, as the manifest keeps it
+    return figures
+
+
+def _answers(**where) -> dict[str, tuple[str, list[str]]]:
+    """Each sample question's answer and cited passages."""
+    answers = {}
+    for item in QUESTIONS:
+        final = graph.invoke({"question": item["question"]}, context=Context(**where))
+        answers[item["id"]] = (final["answer"], sorted(final["citations"]))
+    return answers
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory, postgres_url, chroma_port):
+    """The sample built into SQLite + embedded Chroma, and into PostgreSQL + the Chroma server."""
+    root = tmp_path_factory.mktemp("pg-index")
+    server = ["--chroma-host", "127.0.0.1", "--chroma-port", str(chroma_port)]
+    direct = _database(postgres_url, "direct")
+    assert main(["index", str(SAMPLE_DOCS), "--extract", "nlp", "--index", str(root / "sq")]) == 0
+    pg = ["--database", direct, *server, "--index", str(root / "pg")]
+    assert main(["index", str(SAMPLE_DOCS), "--extract", "nlp", *pg]) == 0
+    close_indexes()
+    yield {"sqlite": ["--index", str(root / "sq")], "pg": pg, "url": direct, "root": root}
+    close_indexes()
+
+
+def test_stats_of_a_postgres_build_equal_the_sqlite_build(builds, capsys):
+    sqlite, pg = _stats(capsys, *builds["sqlite"]), _stats(capsys, *builds["pg"])
+    assert sqlite["units"] > 0 and sqlite["graph_edges"] > 0
+    assert pg == sqlite
+
+
+def test_answers_from_postgres_equal_those_from_sqlite(builds, chroma_port):
+    sqlite = _answers(index_path=builds["sqlite"][1])
+    pg = _answers(
+        index_path=str(builds["root"] / "pg"),
+        database=builds["url"],
+        chroma_host="127.0.0.1",
+        chroma_port=chroma_port,
+    )
+    assert any(answer for answer, _ in sqlite.values())
+    assert pg == sqlite
+
+
+def test_database_without_a_chroma_server_is_refused_in_one_line(builds, capsys):
+    assert main(["stats", "--database", builds["url"], "--index", str(builds["root"])]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --database") and "--chroma-host" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_second_builder_waits_for_the_first_or_says_who_holds_it(builds, capsys):
+    index = open_index(
+        builds["root"] / "pg",
+        database=builds["url"],
+        chroma_host=builds["pg"][3],
+        chroma_port=int(builds["pg"][5]),
+    )
+    held, release = threading.Event(), threading.Event()
+
+    def first_builder() -> None:
+        with index.build_lock():
+            held.set()
+            release.wait(30)
+
+    thread = threading.Thread(target=first_builder)
+    thread.start()
+    try:
+        assert held.wait(30)
+        with pytest.raises(IndexBusyError, match="resin builder pid"):
+            with index.build_lock(wait=False):
+                pass
+        capsys.readouterr()
+        assert main(["index", str(SAMPLE_DOCS), "--extract", "nlp", "--no-wait", *builds["pg"]]) == 1
+        assert "is being built by another builder (resin builder pid" in capsys.readouterr().err
+        said: list[str] = []
+        threading.Timer(1.0, release.set).start()
+        started = time.monotonic()
+        with index.build_lock(on_wait=said.append):
+            waited = time.monotonic() - started
+        assert waited >= 0.5 and said and said[0].startswith("waiting for the builder")
+    finally:
+        release.set()
+        thread.join()
