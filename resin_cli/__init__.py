@@ -152,6 +152,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="move an index built before per-index collections into its own on a Chroma server",
     )
+    p.add_argument(
+        "--migrate-to",
+        metavar="URL",
+        default=None,
+        help="copy the --index folder's index and its vectors to PostgreSQL at postgresql://… "
+        "and the --chroma-host server; prints how many records of each kind it copied",
+    )
     add_concurrency_arg(p)
     _add_merge_threshold_arg(p)
     p.set_defaults(func=cmd_index)

@@ -40,10 +40,9 @@ def index_of(
 
 
 def _database(args: argparse.Namespace) -> str | None:
-    """The PostgreSQL URL of the index: --database, else RESIN_DATABASE_URL, else none (SQLite).
+    """The index's PostgreSQL URL: --database, else RESIN_DATABASE_URL, else none (SQLite).
 
-    `resin chat --database` names where its threads go; the index it reads comes from the
-    environment, as a LangGraph server's does.
+    `resin chat --database` names where its threads go: its index's comes from the environment.
     """
     from resin_cli.checkpoints import DATABASE_ENV
 
@@ -66,6 +65,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         return 2
     if check:
         return _check_index(args)
+    if getattr(args, "migrate_to", None):
+        from resin_cli.migration import migrate_index
+
+        return migrate_index(args)
     # Read the files first: paths that give nothing to index must not leave an empty index.
     documents, errors = load_documents(args.paths) if args.paths else ([], [])
     for error in errors:

@@ -130,7 +130,9 @@ def test_a_second_builder_waits_for_the_first_or_says_who_holds_it(builds, capsy
             with index.build_lock(wait=False):
                 pass
         capsys.readouterr()
-        assert main(["index", str(SAMPLE_DOCS), "--extract", "nlp", "--no-wait", *builds["pg"]]) == 1
+        assert (
+            main(["index", str(SAMPLE_DOCS), "--extract", "nlp", "--no-wait", *builds["pg"]]) == 1
+        )
         assert "is being built by another builder (resin builder pid" in capsys.readouterr().err
         said: list[str] = []
         threading.Timer(1.0, release.set).start()
@@ -141,3 +143,33 @@ def test_a_second_builder_waits_for_the_first_or_says_who_holds_it(builds, capsy
     finally:
         release.set()
         thread.join()
+
+
+def test_a_migrated_index_equals_a_direct_build(builds, postgres_url, chroma_port, capsys):
+    target = _database(postgres_url, "migrated")
+    server = ["--chroma-host", "127.0.0.1", "--chroma-port", str(chroma_port)]
+    capsys.readouterr()
+    assert main(["index", *builds["sqlite"], "--migrate-to", target, *server]) == 0
+    report = capsys.readouterr().out
+    direct = _stats(capsys, *builds["pg"])
+    for kind in ("documents", "passages", "units", "graph nodes", "graph edges"):
+        figure = direct[kind.replace(" ", "_")]
+        assert f"  {kind:<22}{figure}\n" in report, report
+    assert "units vectors" in report and "extractions" in report
+    migrated = ["--database", target, *server, "--index", str(builds["root"] / "mig")]
+    assert _stats(capsys, *migrated) == direct
+    # a second migration into the same database is refused: it holds an index now
+    assert main(["index", *builds["sqlite"], "--migrate-to", target, *server]) == 2
+    assert "already holds a resin index" in capsys.readouterr().err
+    answers = _answers(
+        index_path=str(builds["root"] / "mig"),
+        database=target,
+        chroma_host="127.0.0.1",
+        chroma_port=chroma_port,
+    )
+    assert answers == _answers(
+        index_path=str(builds["root"] / "pg"),
+        database=builds["url"],
+        chroma_host="127.0.0.1",
+        chroma_port=chroma_port,
+    )
