@@ -131,12 +131,6 @@ class Index(IndexReads):
             from indexes.pg_catalog import PgCatalog
             from indexes.pg_graph import PgGraph
 
-            if not config.chroma_host:
-                raise BackendError(
-                    "--database keeps the catalog and graph in PostgreSQL for several machines, "
-                    "so the vectors go to a Chroma server: give --chroma-host (or "
-                    "RESIN_CHROMA_HOST) too"
-                )
             catalog = self._pg = PgCatalog(config.database)
             self.manifest = self._check_manifest(embedder_name(embedder))
             graph = PgGraph(self._pg.pool, config.merge_threshold)
@@ -340,6 +334,12 @@ def open_index(
         passage_chars=passage_chars,
         merge_threshold=merge_threshold,
     )
+    if config.database and not config.chroma_host:
+        raise BackendError(
+            "--database keeps the catalog and graph in PostgreSQL for several machines, "
+            "so the vectors go to a Chroma server: give --chroma-host (or "
+            "RESIN_CHROMA_HOST) too"
+        )
     if not create and not _exists(config):
         raise IndexNotFoundError(
             f"no resin index in {config.where()}; build one with `resin index DOCS --database "
