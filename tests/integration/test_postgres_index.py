@@ -87,6 +87,8 @@ def test_stats_of_a_postgres_build_equal_the_sqlite_build(builds, capsys):
     sqlite, pg = _stats(capsys, *builds["sqlite"]), _stats(capsys, *builds["pg"])
     assert sqlite["units"] > 0 and sqlite["graph_edges"] > 0
     assert pg == sqlite
+    # the integrity check reads the PostgreSQL stores as it reads the files
+    assert main(["index", "--check", *builds["pg"]]) == 0
 
 
 def test_answers_from_postgres_equal_those_from_sqlite(builds, chroma_port):
@@ -173,3 +175,31 @@ def test_a_migrated_index_equals_a_direct_build(builds, postgres_url, chroma_por
         chroma_host="127.0.0.1",
         chroma_port=chroma_port,
     )
+
+
+def test_a_rebuild_and_a_delete_in_postgres_match_sqlite(
+    tmp_path, postgres_url, chroma_port, capsys
+):
+    """The graph's saves of changed rows only: a rerun changes nothing, a delete drops rows."""
+    server = ["--chroma-host", "127.0.0.1", "--chroma-port", str(chroma_port)]
+    sqlite = ["--index", str(tmp_path / "sq")]
+    pg = ["--database", _database(postgres_url, "edits"), *server, "--index", str(tmp_path / "pg")]
+    for where in (sqlite, pg):
+        assert main(["index", str(SAMPLE_DOCS), "--extract", "nlp", *where]) == 0
+    capsys.readouterr()
+    assert main(["index", str(SAMPLE_DOCS), "--extract", "nlp", *pg]) == 0
+    assert "0 documents indexed, 14 unchanged" in capsys.readouterr().out
+    for where in (sqlite, pg):
+        assert main(["index", "--delete", "orrin-dam", *where]) == 0
+    close_indexes()  # what PostgreSQL holds, read afresh
+    assert _stats(capsys, *pg) == _stats(capsys, *sqlite)
+    edges = []
+    for where in (sqlite, pg):
+        index = open_index(
+            tmp_path / where[-1].rsplit("/", 1)[-1],
+            database=where[1] if where is pg else None,
+            chroma_host="127.0.0.1" if where is pg else None,
+            chroma_port=chroma_port,
+        )
+        edges.append([(h, t, a) for h, t, a in index.graph.edges()])
+    assert edges[0] == edges[1] and edges[0]
