@@ -8,6 +8,7 @@ sets, e.g. in the `.env` that langgraph.json names), else from its default:
     RESIN_PLAN_MODEL, RESIN_HOP_MODEL, RESIN_COMPOSE_MODEL   one step each (over RESIN_MODEL)
     RESIN_EMBEDDER        embedder
     RESIN_CHROMA_HOST, RESIN_CHROMA_PORT                     chroma_host, chroma_port
+    RESIN_DATABASE_URL    database (catalog, graph and manifest in PostgreSQL)
 """
 
 from __future__ import annotations
@@ -76,6 +77,13 @@ class Context:
     chroma_port: int = field(
         default_factory=lambda: int(_env("RESIN_CHROMA_PORT", default="8000")()),
         metadata={"description": "Chroma server port."},
+    )
+    database: str = field(
+        default_factory=_env("RESIN_DATABASE_URL", default=""),
+        metadata={
+            "description": "postgresql:// URL of an index shared by several machines (catalog, "
+            "graph, manifest; vectors on chroma_host); empty uses SQLite and JSON in index_path."
+        },
     )
     k_per_hop: int = field(
         default=5, metadata={"description": "Units and passages retrieved per hop."}

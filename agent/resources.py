@@ -36,6 +36,7 @@ def get_index(ctx: Context, embedder: Embedder | None = None) -> Index:
         embedder or ctx.embedder,
         chroma_host=ctx.chroma_host or None,
         chroma_port=ctx.chroma_port,
+        database=ctx.database or None,
     )
     with _LOCK:
         if index not in _FROZEN:

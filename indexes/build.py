@@ -30,7 +30,6 @@ from indexes.documents import MAX_SENTENCE_CHARS, Document, Passage, long_runs, 
 from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
 from indexes.index import Index
 from indexes.inflight import ordered_map
-from indexes.locks import builder_lock
 from indexes.mentions import MentionScanner
 from indexes.nlp_extraction import NlpExtractor
 from indexes.store_writes import remove_content, store_passage_vectors, store_units
@@ -203,12 +202,12 @@ class Builder:
 
     def run(self, documents: Sequence[Document], progress: Progress | None = None) -> BuildReport:
         """Index documents incrementally; unchanged ones cost nothing."""
-        with builder_lock(self.index.config.path, self.wait, self.on_wait):
+        with self.index.build_lock(self.wait, self.on_wait):
             return self._run(documents, progress)
 
     def delete(self, doc_id: str) -> bool:
         """Remove a document: passages, units, emptied edges, orphan nodes. False if unknown."""
-        with builder_lock(self.index.config.path, self.wait, self.on_wait):
+        with self.index.build_lock(self.wait, self.on_wait):
             if self.index.catalog.document(doc_id) is None:
                 return False
             remove_content(self.index, [doc_id], passages=True, scanned=self.mentions.scanned)

@@ -51,11 +51,11 @@ class EntityGraph:
 
     def __init__(
         self,
-        path: Path,
+        path: Path | None,
         merge_threshold: float = DEFAULT_MERGE_THRESHOLD,
         unreadable_ok: bool = False,
     ) -> None:
-        """Load the graph at `path` if it exists, else start empty.
+        """Load the graph at `path` if it exists, else (or with no path) start empty.
 
         A file that cannot be read is refused (`GraphUnreadableError`), or with `unreadable_ok`
         (an index check or repair) the graph starts empty and `unreadable` says why.
@@ -66,12 +66,9 @@ class EntityGraph:
         self.g: nx.DiGraph = nx.DiGraph()
         self._by_key: dict[str, str] = {}
         try:
-            if path.exists():
+            if path is not None and path.exists():
                 data = json.loads(path.read_text(encoding="utf-8"))
-                self.g = nx.node_link_graph(data, directed=True, edges="links")
-            for node, attrs in self.g.nodes(data=True):
-                for name in attrs["names"]:
-                    self._by_key[entity_key(name)] = node
+                self.adopt(nx.node_link_graph(data, directed=True, edges="links"))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             self.unreadable = f"graph {path} cannot be read ({type(exc).__name__}: {exc})"[:300]
             if not unreadable_ok:
@@ -91,6 +88,11 @@ class EntityGraph:
         # nodes that head a causal edge, and their name vectors; node -> its near causes
         self._causes: tuple[list[str], np.ndarray] | None = None
         self._near: dict[tuple[str, float, int], list[str]] = {}
+
+    def adopt(self, g: nx.DiGraph) -> None:
+        """Take `g` as the graph, indexing its names (before any vector is loaded)."""
+        by_key = {entity_key(name): node for node, a in g.nodes(data=True) for name in a["names"]}
+        self.g, self._by_key = g, by_key
 
     # clustering -----------------------------------------------------------------------------
     def load_vectors(self, keys: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
@@ -435,6 +437,8 @@ class EntityGraph:
 
         What is written can be read again, so an unreadable file is no longer one.
         """
+        if self.path is None:
+            raise ValueError("a graph opened with no path has nowhere to be saved")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = nx.node_link_data(self.g, edges="links")
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".graph-", suffix=".json")

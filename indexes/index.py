@@ -13,14 +13,18 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from indexes.base import CatalogStore, GraphStore
 from indexes.catalog import Catalog
 from indexes.documents import DEFAULT_PASSAGE_CHARS
 from indexes.embeddings import Embedder, embedder_name, make_embedder
 from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
+from indexes.locks import builder_lock
 from indexes.reads import IndexReads
 from indexes.stores import (
     LEGACY_PREFIX,
@@ -44,6 +48,10 @@ class IndexNotFoundError(FileNotFoundError):
 
 class IndexPathError(ValueError):
     """An index path that cannot hold an index: a file, or a folder that cannot be made."""
+
+
+class BackendError(ValueError):
+    """A choice of stores that cannot work: PostgreSQL with vectors on one machine's disk."""
 
 
 def resolve_index_path(path: Path | str) -> Path:
@@ -79,13 +87,23 @@ def migrate_command(config: IndexConfig) -> str:
 
 @dataclass(frozen=True)
 class IndexConfig:
-    """Where the index lives (an absolute folder) and how it is built."""
+    """Where the index lives (an absolute folder, or a PostgreSQL URL) and how it is built."""
 
     path: Path
+    # postgresql://…: catalog, graph and manifest there, vectors on the Chroma server
+    database: str | None = None
     chroma_host: str | None = None
     chroma_port: int = 8000
     passage_chars: int = DEFAULT_PASSAGE_CHARS
     merge_threshold: float = DEFAULT_MERGE_THRESHOLD
+
+    def where(self) -> str:
+        """The index's place for messages: its database (password masked), else its folder."""
+        if self.database:
+            from indexes.pg_schema import shown_url
+
+            return f"database {shown_url(self.database)}"
+        return str(self.path)
 
 
 class Index(IndexReads):
@@ -107,16 +125,22 @@ class Index(IndexReads):
         """
         self.config = config
         self.manifest_path = config.path / "manifest.json"
-        if config.path.exists() and not config.path.is_dir():
-            raise IndexPathError(f"index path {config.path} is a file: give --index a folder")
-        try:
-            config.path.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise IndexPathError(
-                f"index folder {config.path} cannot be created: {exc.strerror or exc}"
-            ) from None
-        self.manifest = self._check_manifest(embedder_name(embedder))
-        catalog = Catalog(config.path / "catalog.sqlite")
+        catalog: CatalogStore
+        graph: GraphStore
+        if config.database:
+            from indexes.pg_catalog import PgCatalog
+            from indexes.pg_graph import PgGraph
+
+            catalog = self._pg = PgCatalog(config.database)
+            self.manifest = self._check_manifest(embedder_name(embedder))
+            graph = PgGraph(self._pg.pool, config.merge_threshold)
+        else:
+            self._make_folder()
+            self.manifest = self._check_manifest(embedder_name(embedder))
+            catalog = Catalog(config.path / "catalog.sqlite")
+            graph = EntityGraph(
+                config.path / "graph.json", config.merge_threshold, unreadable_ok=checking
+            )
         client = chroma_client(config.path, config.chroma_host, config.chroma_port)
         if "collection_prefix" not in self.manifest or self.manifest.get("migrating"):
             self._migrate(client, allowed=migrate or not config.chroma_host)
@@ -126,9 +150,6 @@ class Index(IndexReads):
             store_name(config.path, config.chroma_host, config.chroma_port),
             create=catalog.is_empty(),
         )
-        graph = EntityGraph(
-            config.path / "graph.json", config.merge_threshold, unreadable_ok=checking
-        )
         super().__init__(catalog, graph, vectors, embedder)
         ids, vecs = self.vectors.vectors("entities")
         keys = [h.metadata.get("key", "") for h in self.vectors.get("entities", ids)] if ids else []
@@ -136,6 +157,27 @@ class Index(IndexReads):
         ordered = [by_id[i] for i in ids]
         self.graph.load_vectors(keys, ordered)
         self._fill_unit_subjects()
+
+    def _make_folder(self) -> None:
+        path = self.config.path
+        if path.exists() and not path.is_dir():
+            raise IndexPathError(f"index path {path} is a file: give --index a folder")
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise IndexPathError(
+                f"index folder {path} cannot be created: {exc.strerror or exc}"
+            ) from None
+
+    def build_lock(
+        self, wait: bool = True, on_wait: Callable[[str], None] | None = None
+    ) -> AbstractContextManager[None]:
+        """The one-builder-at-a-time lock: an advisory lock in PostgreSQL, else a file lock."""
+        if self.config.database:
+            from indexes.pg_schema import pg_builder_lock
+
+            return pg_builder_lock(self.config.database, wait, on_wait)
+        return builder_lock(self.config.path, wait, on_wait)
 
     def _fill_unit_subjects(self) -> None:
         """Copy unit subjects from Chroma into a catalog that predates them (once per index)."""
@@ -167,18 +209,27 @@ class Index(IndexReads):
         del self.manifest["migrating"]
         self._write_manifest(self.manifest)
 
+    def _read_manifest(self) -> dict[str, Any] | None:
+        if self.config.database:
+            from indexes.pg_schema import read_manifest
+
+            return read_manifest(self._pg.pool)
+        if not self.manifest_path.exists():
+            return None
+        return dict(json.loads(self.manifest_path.read_text(encoding="utf-8")))
+
     def _check_manifest(self, name: str) -> dict[str, Any]:
-        if self.manifest_path.exists():
-            manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        manifest = self._read_manifest()
+        if manifest is not None:
             if manifest.get("schema_version") != SCHEMA_VERSION:
                 raise IndexMismatchError(
-                    f"index at {self.config.path} has schema version "
+                    f"index at {self.config.where()} has schema version "
                     f"{manifest.get('schema_version')!r}; this resin reads {SCHEMA_VERSION!r}. "
                     "Rebuild it in a new --index folder."
                 )
             if manifest.get("embedder") != name:
                 raise IndexMismatchError(
-                    f"index at {self.config.path} was built with embedder {manifest.get('embedder')!r}, "
+                    f"index at {self.config.where()} was built with embedder {manifest.get('embedder')!r}, "
                     f"not {name!r}: its vectors are not comparable. Pass --embedder "
                     f"{manifest.get('embedder')} or choose another --index folder."
                 )
@@ -198,6 +249,11 @@ class Index(IndexReads):
         return manifest
 
     def _write_manifest(self, manifest: dict[str, Any]) -> None:
+        if self.config.database:
+            from indexes.pg_schema import write_manifest
+
+            write_manifest(self._pg.pool, manifest)
+            return
         tmp = self.manifest_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
         tmp.replace(self.manifest_path)
@@ -252,6 +308,7 @@ def open_index(
     checking: bool = False,
     chroma_host: str | None = None,
     chroma_port: int = 8000,
+    database: str | None = None,
     passage_chars: int = DEFAULT_PASSAGE_CHARS,
     merge_threshold: float = DEFAULT_MERGE_THRESHOLD,
 ) -> Index:
@@ -266,16 +323,30 @@ def open_index(
     a Chroma server; `passage_chars` and `merge_threshold` are how a build splits documents and
     merges entity names. `migrate` moves an older index's vectors into its own collections;
     `checking` opens an unreadable graph file as empty, for `indexes.integrity` to report or rebuild.
+    `database` (a postgresql:// URL) keeps the catalog, graph and manifest there, for several
+    machines, and needs `chroma_host`; `path` then only places the chat's SQLite checkpoints.
     """
     config = IndexConfig(
         path=resolve_index_path(path),
         chroma_host=chroma_host,
         chroma_port=chroma_port,
+        database=database or None,
         passage_chars=passage_chars,
         merge_threshold=merge_threshold,
     )
-    if not create and not (config.path / "manifest.json").exists():
-        raise IndexNotFoundError(missing_index_message(path))
+    if config.database and not config.chroma_host:
+        raise BackendError(
+            "--database keeps the catalog and graph in PostgreSQL for several machines, "
+            "so the vectors go to a Chroma server: give --chroma-host (or "
+            "RESIN_CHROMA_HOST) too"
+        )
+    if not create and not _exists(config):
+        raise IndexNotFoundError(
+            f"no resin index in {config.where()}; build one with `resin index DOCS --database "
+            "URL --chroma-host HOST`"
+            if config.database
+            else missing_index_message(path)
+        )
     if embedder is None or isinstance(embedder, str):
         embedder = make_embedder(embedder)
     key = (config, embedder_name(embedder), checking)
@@ -284,6 +355,15 @@ def open_index(
         if index is None:
             index = _OPEN[key] = Index(config, embedder, migrate=migrate, checking=checking)
         return index
+
+
+def _exists(config: IndexConfig) -> bool:
+    """Whether an index was built where `config` says."""
+    if config.database:
+        from indexes.pg_schema import has_index
+
+        return has_index(config.database)
+    return (config.path / "manifest.json").exists()
 
 
 def close_indexes() -> None:

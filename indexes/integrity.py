@@ -32,7 +32,6 @@ from indexes.base import DocumentRecord
 from indexes.build import Builder
 from indexes.documents import DocumentError, Passage, make_passages, read_file
 from indexes.index import Index
-from indexes.locks import builder_lock
 from indexes.store_writes import (
     add_to_graph,
     entity_id,
@@ -204,7 +203,7 @@ def repair_index(builder: Builder) -> RepairReport:
     """
     index = builder.index
     report = RepairReport()
-    with builder_lock(index.config.path, builder.wait, builder.on_wait):
+    with index.build_lock(builder.wait, builder.on_wait):
         was_complete = _restore_passages(builder, _Snapshot.of(index), report)
         _drop_unowned(index, _Snapshot.of(index), report)
         seen = _Snapshot.of(index)

@@ -45,6 +45,18 @@ def _add_index_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chroma-port", type=int, default=8000, help="Chroma server port")
 
 
+def _add_database_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database",
+        dest="index_database",
+        default=None,
+        metavar="URL",
+        help="keep the catalog, graph and manifest in PostgreSQL at postgresql://USER@HOST:PORT/DB "
+        "for several machines, the vectors on --chroma-host (default RESIN_DATABASE_URL, else "
+        "SQLite and JSON in the --index folder)",
+    )
+
+
 def _add_passage_chars_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--passage-chars",
@@ -112,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("paths", nargs="*", help="files or folders")
     _add_index_args(p)
+    _add_database_arg(p)
     p.add_argument(
         "--model", default=None, help=f"extraction model spec (default: {DEFAULT_CHAT_SPEC})"
     )
@@ -143,18 +156,27 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="move an index built before per-index collections into its own on a Chroma server",
     )
+    p.add_argument(
+        "--migrate-to",
+        metavar="URL",
+        default=None,
+        help="copy the --index folder's index and its vectors to PostgreSQL at postgresql://… "
+        "and the --chroma-host server; prints how many records of each kind it copied",
+    )
     add_concurrency_arg(p)
     _add_merge_threshold_arg(p)
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("stats", help="show what the index holds")
     _add_index_args(p)
+    _add_database_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("ask", help="answer a question: the answer, its sentences and sources")
     p.add_argument("question")
     _add_index_args(p)
+    _add_database_arg(p)
     _add_model_args(p)
     p.add_argument(
         "--trace",
@@ -223,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     from indexes.documents import DocumentError
     from indexes.index import IndexMismatchError, IndexNotFoundError
     from indexes.nlp_extraction import NlpUnavailableError
+    from indexes.pg_schema import DatabaseError
     from indexes.stores import StoreError, StoreMissingError, store_failure, store_failures
 
     args = build_parser().parse_args(argv)
@@ -239,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         DocumentError,
         ModelBackendError,
         NlpUnavailableError,
+        DatabaseError,
         ValueError,
     ) as exc:
         print(f"error: {exc}", file=sys.stderr)

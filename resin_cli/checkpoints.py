@@ -12,20 +12,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from indexes.pg_schema import shown_url
+
 DATABASE_ENV = "RESIN_DATABASE_URL"
 CONNECT_SECONDS = 10
 
 
 class DatabaseError(Exception):
     """The chat's database is no PostgreSQL URL, cannot be reached, or failed during a turn."""
-
-
-def _shown(url: str) -> str:
-    """`url` with its password masked, fit for an error message."""
-    parts = urlsplit(url)
-    if not parts.password:
-        return url
-    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")).geturl()
 
 
 @contextmanager
@@ -75,7 +69,7 @@ def postgres_saver(database: str) -> Iterator[Any]:
             conn.execute("SELECT pg_advisory_lock(hashtext('resin chat checkpoint setup'))")
             PostgresSaver(conn).setup()
     except psycopg.Error as exc:
-        raise DatabaseError(f"database {_shown(database)}: {_first_line(exc)}") from None
+        raise DatabaseError(f"database {shown_url(database)}: {_first_line(exc)}") from None
     # the pool checks its connection before each use: a chat goes on after the server drops it
     with ConnectionPool(
         database,
@@ -91,7 +85,7 @@ def postgres_saver(database: str) -> Iterator[Any]:
         try:
             yield PostgresSaver(pool, serde=checkpoint_serializer())
         except psycopg.OperationalError as exc:
-            raise DatabaseError(f"database {_shown(database)}: {_first_line(exc)}") from None
+            raise DatabaseError(f"database {shown_url(database)}: {_first_line(exc)}") from None
 
 
 def _first_line(exc: Exception) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter
 from typing import Any
@@ -33,8 +34,19 @@ def index_of(
         migrate=migrate,
         chroma_host=args.chroma_host,
         chroma_port=args.chroma_port,
+        database=_database(args),
         **overrides,
     )
+
+
+def _database(args: argparse.Namespace) -> str | None:
+    """The index's PostgreSQL URL: --database, else RESIN_DATABASE_URL, else none (SQLite).
+
+    `resin chat --database` names where its threads go: its index's comes from the environment.
+    """
+    from resin_cli.checkpoints import DATABASE_ENV
+
+    return getattr(args, "index_database", None) or os.environ.get(DATABASE_ENV) or None
 
 
 def cmd_index(args: argparse.Namespace) -> int:
@@ -53,6 +65,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         return 2
     if check:
         return _check_index(args)
+    if getattr(args, "migrate_to", None):
+        from resin_cli.migration import migrate_index
+
+        return migrate_index(args)
     # Read the files first: paths that give nothing to index must not leave an empty index.
     documents, errors = load_documents(args.paths) if args.paths else ([], [])
     for error in errors:
@@ -64,6 +80,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         and not args.delete
         and not repair
         and not (args.index / "manifest.json").exists()
+        and not _database(args)
     ):
         print(f"error: nothing to index in {', '.join(map(str, args.paths))}", file=sys.stderr)
         return 2
@@ -204,7 +221,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(json.dumps(figures, indent=2))
         return 0
     share = figures["grounded_share"]
-    print(f"index            {args.index}")
+    print(f"index            {index.config.where()}")
     print(f"documents        {figures['documents']} ({figures['incomplete_documents']} incomplete)")
     print(f"passages         {figures['passages']}")
     print(f"units            {figures['units']}")
@@ -241,6 +258,7 @@ def _context(args: argparse.Namespace) -> Any:
         index_path=str(args.index),
         chroma_host=args.chroma_host or "",
         chroma_port=args.chroma_port,
+        database=_database(args) or "",
         k_per_hop=args.k,
         answer_mode=args.answer_mode,
     )
@@ -293,8 +311,6 @@ def cmd_chat(args: argparse.Namespace) -> int:
     Each turn's checkpoints are written before the turn ends (durability "sync"), so a process
     killed after an answer loses nothing of it.
     """
-    import os
-
     from langchain_core.messages import HumanMessage
 
     from agent.graph import builder

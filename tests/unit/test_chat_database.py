@@ -37,8 +37,10 @@ def test_an_unreachable_server_is_named_without_its_password(chat):
     assert "Connection refused" in err[0] and "s3cret" not in err[0]
 
 
-def test_the_database_comes_from_the_environment(chat, monkeypatch):
+def test_the_database_of_the_environment_holds_the_index_too(chat, monkeypatch):
+    """RESIN_DATABASE_URL names the index's database as well as the threads': with no Chroma
+    server for its vectors, the chat is refused in one line before any thread is opened."""
     monkeypatch.setenv("RESIN_DATABASE_URL", "postgresql://127.0.0.1:notaport/resin")
     status, err = chat()
-    assert status == 1 and len(err) == 1
-    assert err[0].startswith("error: database postgresql://127.0.0.1:notaport/resin: ")
+    assert status == 2 and len(err) == 1
+    assert err[0].startswith("error: --database keeps the catalog") and "--chroma-host" in err[0]

@@ -1,0 +1,400 @@
+"""The build's bookkeeping in PostgreSQL: the `CatalogStore` that several machines share.
+
+The same tables and the same semantics as the SQLite `catalog.Catalog`: each write is one
+transaction, so a builder killed at any point leaves every call done or not done. Text keys are
+compared in the "C" collation, so every ORDER BY gives SQLite's byte order whatever the
+database's locale. The tables live in the `resin` schema (`pg_schema`), created on first open.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from psycopg import Connection
+from psycopg_pool import ConnectionPool
+
+from indexes.base import DocumentRecord
+from indexes.catalog import extraction_cache_key, extractor_keys
+from indexes.documents import Passage, Sentence
+from indexes.pg_schema import connect_pool, kinds_condition, sql_limit, upsert
+from indexes.units import entity_key
+
+_DOC_COLUMNS = "doc_id, hash, title, source, extract_key, complete, content"
+_EXTRACTION_COLUMNS = (
+    "key, pid, units, proposed, ungrounded, invalid, prompt_tokens, completion_tokens"
+)
+
+
+class PgCatalog:
+    """The catalog in PostgreSQL, over a connection pool."""
+
+    def __init__(self, url: str) -> None:
+        """Open the catalog at `url`, its tables made on first open; the graph shares its pool."""
+        self.url = url
+        self.pool: ConnectionPool[Connection[Any]] = connect_pool(url)
+
+    def close(self) -> None:
+        """Close the pool."""
+        self.pool.close()
+
+    def _rows(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self.pool.connection() as conn:
+            return conn.execute(query, params).fetchall()
+
+    def _one(self, query: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        with self.pool.connection() as conn:
+            return conn.execute(query, params).fetchone()
+
+    def _many(self, query: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One statement over many rows, in one transaction."""
+        if rows:
+            with self.pool.connection() as conn, conn.cursor() as cur:
+                cur.executemany(query, rows)
+
+    # documents ------------------------------------------------------------------------------
+    @staticmethod
+    def _record(row: tuple[Any, ...]) -> DocumentRecord:
+        doc_id, hash_, title, source, extract_key, complete, content = row
+        return DocumentRecord(doc_id, hash_, title, source, extract_key, complete, content or "")
+
+    def document(self, doc_id: str) -> DocumentRecord | None:
+        """The record of one document, or None."""
+        row = self._one(f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id=%s", (doc_id,))
+        return self._record(row) if row else None
+
+    def documents(self) -> list[DocumentRecord]:
+        """Every document record, by id."""
+        rows = self._rows(f"SELECT {_DOC_COLUMNS} FROM documents ORDER BY doc_id")
+        return [self._record(r) for r in rows]
+
+    def with_content(self, content: str) -> str | None:
+        """The id of a document indexed with this content hash, if any."""
+        row = self._one(
+            "SELECT doc_id FROM documents WHERE content=%s ORDER BY doc_id LIMIT 1", (content,)
+        )
+        return row[0] if row else None
+
+    def put_document(self, record: DocumentRecord, passages: list[Passage]) -> None:
+        """Record a document and its passages (replacing any earlier version), in one transaction."""
+        with self.pool.connection() as conn, conn.cursor() as cur:
+            cur.execute("DELETE FROM passages WHERE doc_id=%s", (record.doc_id,))
+            cur.execute(
+                upsert("documents", _DOC_COLUMNS),
+                (
+                    record.doc_id,
+                    record.hash,
+                    record.title,
+                    record.source,
+                    record.extract_key,
+                    record.complete,
+                    record.content or None,
+                ),
+            )
+            rows = [
+                (
+                    p.id,
+                    p.doc_id,
+                    p.position,
+                    p.title,
+                    p.text,
+                    json.dumps([[s.id, s.text] for s in p.sentences]),
+                    entity_key(p.title),
+                )
+                for p in passages
+            ]
+            if rows:
+                cur.executemany(
+                    upsert("passages", "pid, doc_id, position, title, text, sentences, title_key"),
+                    rows,
+                )
+
+    def mark_complete(self, flags: Iterable[tuple[str, bool]]) -> None:
+        """Record, per (document id, flag), whether every passage of the document was extracted."""
+        self._many("UPDATE documents SET complete=%s WHERE doc_id=%s", [(c, d) for d, c in flags])
+
+    def delete_document(self, doc_id: str) -> None:
+        """Forget a document, its passages, units and mentions, in one transaction."""
+        with self.pool.connection() as conn:
+            conn.execute(
+                "DELETE FROM mentions WHERE pid IN (SELECT pid FROM passages WHERE doc_id=%s)",
+                (doc_id,),
+            )
+            for table in ("units", "passages", "documents"):
+                conn.execute(f"DELETE FROM {table} WHERE doc_id=%s", (doc_id,))
+
+    # passages -------------------------------------------------------------------------------
+    @staticmethod
+    def _passage(row: Sequence[Any]) -> Passage:
+        pid, doc_id, position, title, text, sentences, _ = row
+        return Passage(
+            id=pid,
+            doc_id=doc_id,
+            title=title,
+            position=position,
+            text=text,
+            sentences=tuple(Sentence(i, t) for i, t in json.loads(sentences)),
+        )
+
+    def passages(self, pids: Iterable[str]) -> list[Passage]:
+        """Passages by id, in the order asked (unknown ids are skipped)."""
+        wanted = list(dict.fromkeys(pids))
+        rows = self._rows("SELECT * FROM passages WHERE pid = ANY(%s)", (wanted,))
+        found = {r[0]: self._passage(r) for r in rows}
+        return [found[p] for p in wanted if p in found]
+
+    def doc_passage_ids(self, doc_id: str) -> list[str]:
+        """Ids of a document's passages in reading order."""
+        rows = self._rows("SELECT pid FROM passages WHERE doc_id=%s ORDER BY position", (doc_id,))
+        return [r[0] for r in rows]
+
+    def passage_rows(self) -> list[tuple[str, str, int]]:
+        """(passage id, document id, position) of every passage, in no set order."""
+        return [
+            (r[0], r[1], r[2]) for r in self._rows("SELECT pid, doc_id, position FROM passages")
+        ]
+
+    def delete_passages(self, pids: Sequence[str]) -> None:
+        """Forget passages and their mentions (their documents' records stay)."""
+        with self.pool.connection() as conn:
+            conn.execute("DELETE FROM mentions WHERE pid = ANY(%s)", (list(pids),))
+            conn.execute("DELETE FROM passages WHERE pid = ANY(%s)", (list(pids),))
+
+    def iter_passages(self, batch: int = 2000) -> Iterator[Passage]:
+        """Every stored passage, by document and position, `batch` rows at a time."""
+        with self.pool.connection() as conn, conn.cursor(name="resin_passages") as cur:
+            cur.itersize = batch
+            cur.execute("SELECT * FROM passages ORDER BY doc_id, position")
+            yield from (self._passage(r) for r in cur)
+
+    def titled(self, title_key: str) -> list[str]:
+        """Passages of the documents whose title, as an entity key, is `title_key`."""
+        rows = self._rows(
+            "SELECT pid FROM passages WHERE title_key=%s ORDER BY doc_id, position", (title_key,)
+        )
+        return [r[0] for r in rows]
+
+    def titled_qualified(self, title_key: str) -> list[str]:
+        """Passages of documents titled `title_key` plus a qualifier ("X 1945 film" for "X")."""
+        pattern = title_key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self._rows(
+            "SELECT pid FROM passages WHERE title_key LIKE %s ESCAPE '\\' ORDER BY doc_id, position",
+            (f"{pattern} %",),
+        )
+        return [r[0] for r in rows]
+
+    # units ----------------------------------------------------------------------------------
+    def put_units(self, doc_id: str, units: Iterable[tuple[str, str, str, str]]) -> None:
+        """Record (unit id, passage id, kind, subject's entity key) for a document's units.
+
+        A replaced unit takes a new sequence number, as SQLite's INSERT OR REPLACE a new rowid.
+        """
+        self._many(
+            upsert("units", "uid, pid, doc_id, kind, subject", "seq=DEFAULT"),
+            [(uid, pid, doc_id, kind, subject) for uid, pid, kind, subject in units],
+        )
+
+    def units_with_subject(
+        self, subject_key: str, limit: int = -1, kinds: Sequence[str] = ()
+    ) -> list[str]:
+        """Ids of the units whose subject is this entity key (at most `limit`; -1: all)."""
+        condition, values = kinds_condition(kinds)
+        rows = self._rows(
+            f"SELECT uid FROM units WHERE subject=%s{condition} ORDER BY seq LIMIT %s",
+            (subject_key, *values, sql_limit(limit)),
+        )
+        return [r[0] for r in rows]
+
+    def with_subject(
+        self, subject_key: str, uids: Sequence[str], kinds: Sequence[str] = ()
+    ) -> set[str]:
+        """Those of `uids` whose subject is this entity key (and kind one of `kinds`, if given)."""
+        condition, values = kinds_condition(kinds)
+        rows = self._rows(
+            f"SELECT uid FROM units WHERE subject=%s{condition} AND uid = ANY(%s)",
+            (subject_key, *values, list(uids)),
+        )
+        return {r[0] for r in rows}
+
+    def units_without_subject(self) -> list[str]:
+        """Ids of units recorded without a subject (none: this catalog always kept them)."""
+        return [r[0] for r in self._rows("SELECT uid FROM units WHERE subject IS NULL")]
+
+    def set_unit_subjects(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Record (unit id, subject's entity key) pairs."""
+        self._many("UPDATE units SET subject=%s WHERE uid=%s", [(s, u) for u, s in pairs])
+
+    def unit_ids(self, doc_id: str) -> list[str]:
+        """Ids of a document's units."""
+        return [r[0] for r in self._rows("SELECT uid FROM units WHERE doc_id=%s", (doc_id,))]
+
+    def unit_rows(self) -> list[tuple[str, str, str]]:
+        """(unit id, passage id, document id) of every unit, in the order they were recorded."""
+        return [
+            (r[0], r[1], r[2])
+            for r in self._rows("SELECT uid, pid, doc_id FROM units ORDER BY seq")
+        ]
+
+    def delete_unit_rows(self, uids: Sequence[str]) -> None:
+        """Forget units by id."""
+        with self.pool.connection() as conn:
+            conn.execute("DELETE FROM units WHERE uid = ANY(%s)", (list(uids),))
+
+    def delete_units(self, doc_id: str) -> None:
+        """Forget a document's units (before replacing them)."""
+        with self.pool.connection() as conn:
+            conn.execute("DELETE FROM units WHERE doc_id=%s", (doc_id,))
+
+    # mentions -------------------------------------------------------------------------------
+    def add_mentions(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Record (normalized name, passage id) pairs."""
+        self._many("INSERT INTO mentions VALUES (%s,%s) ON CONFLICT DO NOTHING", list(pairs))
+
+    def mention_pairs(self) -> list[tuple[str, str]]:
+        """Every (normalized name, passage id) pair recorded, in no set order."""
+        return [(r[0], r[1]) for r in self._rows("SELECT name, pid FROM mentions")]
+
+    def stray_mentions(self) -> list[str]:
+        """The passages that mentions name but the catalog does not hold."""
+        rows = self._rows(
+            "SELECT DISTINCT m.pid FROM mentions m WHERE NOT EXISTS "
+            "(SELECT 1 FROM passages p WHERE p.pid = m.pid)"
+        )
+        return [r[0] for r in rows]
+
+    def drop_stray_mentions(self) -> None:
+        """Forget the mentions of passages the catalog does not hold."""
+        with self.pool.connection() as conn:
+            conn.execute(
+                "DELETE FROM mentions m WHERE NOT EXISTS "
+                "(SELECT 1 FROM passages p WHERE p.pid = m.pid)"
+            )
+
+    def mentioning(self, name_key: str, limit: int = -1) -> list[str]:
+        """Passages whose text mentions the normalized name (at most `limit`; -1: all)."""
+        rows = self._rows(
+            "SELECT pid FROM mentions WHERE name=%s ORDER BY pid LIMIT %s",
+            (name_key, sql_limit(limit)),
+        )
+        return [r[0] for r in rows]
+
+    def mentioned_in(self, pid: str) -> list[str]:
+        """Normalized names mentioned in a passage."""
+        return [r[0] for r in self._rows("SELECT name FROM mentions WHERE pid=%s", (pid,))]
+
+    def scanned_names(self) -> set[str]:
+        """Every name that all passages have been scanned for."""
+        return {r[0] for r in self._rows("SELECT name FROM scanned")}
+
+    def mark_scanned(self, names: Iterable[str]) -> None:
+        """Remember that every passage has been scanned for these names, in one transaction."""
+        self._add_names("scanned", names, done=True)
+
+    def add_unscanned(self, names: Iterable[str]) -> None:
+        """Names to scan every passage for at the end of a build (kept across a crash)."""
+        self._add_names("unscanned", names)
+
+    def _add_names(self, table: str, names: Iterable[str], done: bool = False) -> None:
+        names = list(names)
+        with self.pool.connection() as conn:
+            conn.execute(
+                f"INSERT INTO {table} SELECT unnest(%s::text[]) ON CONFLICT DO NOTHING", (names,)
+            )
+            if done:
+                conn.execute("DELETE FROM unscanned WHERE name = ANY(%s)", (names,))
+
+    def unscanned_names(self) -> set[str]:
+        """Names waiting for their scan."""
+        return {r[0] for r in self._rows("SELECT name FROM unscanned")}
+
+    def forget_names(self, names: Iterable[str]) -> None:
+        """Drop the mentions and scans of names that no longer exist."""
+        names = list(names)
+        with self.pool.connection() as conn:
+            for table in ("mentions", "scanned", "unscanned"):
+                conn.execute(f"DELETE FROM {table} WHERE name = ANY(%s)", (names,))
+
+    # extraction cache -----------------------------------------------------------------------
+    def cached_extraction(self, key: str) -> tuple[str, int, int, int] | None:
+        """(units json, proposed, ungrounded, invalid) for a cache key, or None."""
+        row = self._one(
+            "SELECT units, proposed, ungrounded, invalid FROM extractions WHERE key=%s", (key,)
+        )
+        return (row[0], row[1], row[2], row[3]) if row else None
+
+    def cache_extraction(
+        self,
+        key: str,
+        pid: str,
+        units_json: str,
+        counts: tuple[int, int, int],
+        tokens: tuple[int, int],
+    ) -> None:
+        """Store one passage's extraction result under its cache key."""
+        with self.pool.connection() as conn:
+            conn.execute(
+                upsert("extractions", _EXTRACTION_COLUMNS),
+                (key, pid, units_json, *counts, *tokens),
+            )
+
+    # figures --------------------------------------------------------------------------------
+    def _extraction_sums(self, keys: Sequence[str], columns: str) -> list[int]:
+        """The sums of `columns` over the cache rows of `keys`, a key counted as often as given."""
+        times = Counter(keys)
+        sums = [0] * len(columns.split(","))
+        rows = self._rows(
+            f"SELECT key, {columns} FROM extractions WHERE key = ANY(%s)", (list(times),)
+        )
+        for key, *values in rows:
+            sums = [s + times[key] * int(v) for s, v in zip(sums, values, strict=True)]
+        return sums
+
+    def extraction_tokens(self, keys: Sequence[str]) -> tuple[int, int]:
+        """Prompt and completion tokens the cached extractions under `keys` cost, each key once."""
+        prompt, completion = self._extraction_sums(
+            list(dict.fromkeys(keys)), "prompt_tokens, completion_tokens"
+        )
+        return prompt, completion
+
+    def current_cache_keys(self) -> list[str]:
+        """The cache key of every extractor of every passage indexed now, once per passage."""
+        rows = self._rows(
+            "SELECT p.*, d.extract_key FROM passages p JOIN documents d ON d.doc_id = p.doc_id"
+        )
+        return [
+            extraction_cache_key(extractor, self._passage(row[:-1]).hash)
+            for row in rows
+            for extractor in extractor_keys(row[-1])
+        ]
+
+    def is_empty(self) -> bool:
+        """Whether no document was ever recorded (a new index, or one emptied by deletes)."""
+        return self._one("SELECT 1 FROM documents LIMIT 1") is None
+
+    def counts(self) -> dict[str, object]:
+        """Figures for `resin stats`, the same as the SQLite catalog's."""
+        kinds = {k: int(n) for k, n in self._rows("SELECT kind, COUNT(*) FROM units GROUP BY kind")}
+        proposed, ungrounded, invalid = self._extraction_sums(
+            self.current_cache_keys(), "proposed, ungrounded, invalid"
+        )
+        row = self._one(
+            "SELECT (SELECT COUNT(*) FROM documents), "
+            "(SELECT COUNT(*) FROM documents WHERE NOT complete), (SELECT COUNT(*) FROM passages), "
+            "COALESCE(SUM(prompt_tokens),0), COALESCE(SUM(completion_tokens),0) FROM extractions"
+        )
+        assert row is not None
+        documents, incomplete, passages, prompt, completion = (int(v) for v in row)
+        return {
+            "documents": documents,
+            "incomplete_documents": incomplete,
+            "passages": passages,
+            "units": sum(kinds.values()),
+            "units_by_kind": kinds,
+            "proposed_units": proposed,
+            "ungrounded_units": ungrounded,
+            "invalid_units": invalid,
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+        }
