@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from langchain_core.messages import AIMessage, BaseMessage
@@ -26,7 +26,7 @@ from pydantic import ConfigDict
 
 from agent.llm.base import CallFigures, TextChatModel
 from evals.hash_embedder import HashEmbedder
-from indexes.base import DocumentRecord, Hit
+from indexes.base import CatalogStore, DocumentRecord, Hit
 from indexes.documents import Document, Passage, content_hash, make_passages
 from indexes.graph import EntityGraph
 from indexes.index import IndexConfig
@@ -332,7 +332,9 @@ class FakeIndex(IndexReads):
     def __init__(self) -> None:
         graph = EntityGraph(Path(f"/nonexistent/resin-fake-{id(self)}/graph.json"))
         graph.save = lambda: None  # type: ignore[method-assign]  # in memory only
-        super().__init__(DictCatalog(), graph, MemoryVectors(), HashEmbedder())
+        self.memory = DictCatalog()
+        # the catalog's reads, and the writes that fill them: what the agent and `add` call
+        super().__init__(cast(CatalogStore, self.memory), graph, MemoryVectors(), HashEmbedder())
         self.config = IndexConfig(path=Path("fake-index"))
 
     def add(self, title: str, text: str, units: Sequence[ReasoningUnit] = ()) -> list[Passage]:
@@ -361,7 +363,7 @@ class FakeIndex(IndexReads):
             doc.id, [(u.id, u.passage_id, u.kind, entity_key(u.subject)) for u in placed]
         )
         names = set(self.graph.all_names())
-        for p in self.catalog.held.values():  # every passage that writes a name mentions it
+        for p in self.memory.held.values():  # every passage that writes a name mentions it
             text_key = f" {normalize(p.text)} "
             self.catalog.add_mentions((n, p.id) for n in names if f" {n} " in text_key)
         return passages
