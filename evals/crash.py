@@ -101,7 +101,7 @@ def crash_trial(
     )
     assert proc.stderr is not None
     seen, killed = b"", False
-    while chunk := proc.stderr.read1(65536):  # until the build ends, unless killed first
+    while chunk := os.read(proc.stderr.fileno(), 65536):  # until the build ends, or the kill
         seen = seen[-200:] + chunk
         progress = _PROGRESS.findall(seen)
         if not progress:
