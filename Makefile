@@ -28,5 +28,6 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/langgraph validate
 
+# Two workers, each test file on one of them (a file's module-scoped servers are started once).
 test: lint
-	$(BIN)/pytest -q -ra
+	$(BIN)/pytest -q -ra -n 2 --dist loadfile

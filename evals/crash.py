@@ -11,16 +11,19 @@ takes 0.2 s per request on that many slots, so kills land while requests are in 
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import math
+import os
 import random
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -52,53 +55,56 @@ def synthetic_corpus(path: Path, documents: int, seed: int = 0) -> Path:
 NLP = ("--extract", "nlp")
 
 
-def _index_cmd(corpus: Path, index: Path, model_args: Sequence[str]) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "resin_cli",
-        "index",
-        str(corpus),
-        "--index",
-        str(index),
-        *model_args,
-    ]
+def _index_args(corpus: Path, index: Path, model_args: Sequence[str]) -> list[str]:
+    return ["index", str(corpus), "--index", str(index), *model_args]
+
+
+# The build's progress bar, one line per passage: "indexing:  43%|...| 64/150 [00:01<...".
+_PROGRESS = re.compile(rb" (\d+)/(\d+) \[")
 
 
 def crash_trial(
-    corpus: Path,
-    index: Path,
-    kill_after: float,
-    timeout: float = 300,
-    model_args: Sequence[str] = NLP,
+    corpus: Path, index: Path, kill_at: float, model_args: Sequence[str] = NLP
 ) -> bool:
-    """Start a build, SIGKILL it `kill_after` seconds after it starts writing; True if killed."""
+    """Start a build, SIGKILL it once `kill_at` of its passages are done; True if killed mid-build.
+
+    The kill is timed from the build's own progress bar (on stderr, redrawn every passage), so it
+    lands between the first passage and the last whatever the machine's speed.
+    """
+    env = {**os.environ, "TQDM_MININTERVAL": "0", "TQDM_MINITERS": "1"}
     proc = subprocess.Popen(
-        _index_cmd(corpus, index, model_args),
+        [sys.executable, "-m", "resin_cli", *_index_args(corpus, index, model_args)],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
     )
-    deadline = time.monotonic() + timeout
-    while not (index / "catalog.sqlite").exists() and proc.poll() is None:
-        if time.monotonic() > deadline:
+    assert proc.stderr is not None
+    seen, killed = b"", False
+    while chunk := os.read(proc.stderr.fileno(), 65536):  # until the build ends, or the kill
+        seen = seen[-200:] + chunk
+        progress = _PROGRESS.findall(seen)
+        if not progress:
+            continue
+        done, total = map(int, progress[-1])
+        # the bar reaches its total before the last batch is written: that too is mid-build
+        if done >= min(max(1, math.ceil(kill_at * total)), total):
+            proc.send_signal(signal.SIGKILL)
+            killed = True
             break
-        time.sleep(0.05)
-    time.sleep(kill_after)
-    killed = proc.poll() is None
-    if killed:
-        proc.send_signal(signal.SIGKILL)
     proc.wait()
+    proc.stderr.close()
     return killed
 
 
 def finish(corpus: Path, index: Path, model_args: Sequence[str] = NLP) -> None:
-    """Rerun the build to completion."""
-    subprocess.run(
-        _index_cmd(corpus, index, model_args),
-        check=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    """Run the build to completion: `resin index` in this process, with its embedder loaded."""
+    from resin_cli import main
+
+    said = io.StringIO()
+    with redirect_stdout(said), redirect_stderr(said):
+        code = main(_index_args(corpus, index, model_args))
+    if code != 0:
+        raise RuntimeError(f"resin index {corpus} exited with {code}: {said.getvalue()[-2000:]}")
 
 
 def compare(expected: dict[str, Any], got: dict[str, Any]) -> dict[str, int]:
@@ -163,7 +169,8 @@ def _trials(
         for trial in range(trials):
             target = work / f"trial-{trial}"
             # kill points spread over the whole build, first batches to last
-            killed = crash_trial(corpus, target, rng.uniform(0.0, 6.0), model_args=trial_args)
+            share = (trial + rng.random()) / trials
+            killed = crash_trial(corpus, target, share, model_args=trial_args)
             finish(corpus, target, trial_args)
             index = open_index(target, embedder, create=True)
             diff = compare(expected, snapshot(index))

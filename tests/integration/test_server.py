@@ -81,9 +81,17 @@ def dev_server(log_path: Path, cwd: Path, env: dict[str, str] | None = None) -> 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, sample_index):
-    """`langgraph dev` started from the repo root; yields url, log and pid."""
+    """One `langgraph dev` for the module, started outside the repo; yields url, log, pid, start.
+
+    Its index and model come from the environment (RESIN_INDEX, relative to the start folder, and
+    RESIN_MODEL); the tests that name them in a run context get those instead.
+    """
+    start = tmp_path_factory.mktemp("deploy")
+    (start / "served-index").symlink_to(sample_index)
     log_path = tmp_path_factory.mktemp("server-log") / "langgraph-dev.log"
-    with dev_server(log_path, ROOT) as started:
+    env = {"RESIN_INDEX": "served-index", "RESIN_MODEL": "fake"}
+    with dev_server(log_path, start, env) as started:
+        started.start = start
         yield started
 
 
@@ -278,54 +286,41 @@ def answer_of(client, thread_id: str, run_input: dict, context: dict | None = No
     return client.threads.get_state(thread_id)["values"]
 
 
-def test_a_server_started_elsewhere_answers_from_the_environment_s_index(tmp_path, sample_index):
+def test_a_server_started_elsewhere_answers_from_the_environment_s_index(server, sample_index):
     """No run context at all: RESIN_INDEX (relative to the working directory) and RESIN_MODEL."""
-    start = tmp_path / "deploy"
-    start.mkdir()
-    (start / "served-index").symlink_to(sample_index)
-    env = {"RESIN_INDEX": "served-index", "RESIN_MODEL": "fake"}
     question = {"messages": [{"role": "user", "content": QUESTION}]}
-    with dev_server(tmp_path / "server.log", start, env) as srv:
-        client = client_for(srv)
-        values = answer_of(client, client.threads.create()["thread_id"], question)
-        # the same question with the scripted models and the index named in a run context
-        # (RESIN_MODEL sets the hop and compose models; the planner stays auto)
-        context = {**fake_context(sample_index), "plan_model": "auto"}
-        named = answer_of(client, client.threads.create()["thread_id"], question, context)
-    assert values["answer"].strip() and values["sources"], tail(srv.log)
+    client = client_for(server)
+    values = answer_of(client, client.threads.create()["thread_id"], question)
+    # the same question with the scripted models and the index named in a run context
+    # (RESIN_MODEL sets the hop and compose models; the planner stays auto)
+    context = {**fake_context(sample_index), "plan_model": "auto"}
+    named = answer_of(client, client.threads.create()["thread_id"], question, context)
+    assert values["answer"].strip() and values["sources"], tail(server.log)
     assert {e["passage_id"] for e in values["evidence"]} >= set(values["citations"])
     assert (values["answer"], values["citations"]) == (named["answer"], named["citations"])
-    log = srv.log.read_text(errors="replace")
-    assert f"resin: index {(start / 'served-index').resolve()}" in log
+    log = server.log.read_text(errors="replace")
+    assert f"resin: index {(server.start / 'served-index').resolve()}" in log
 
 
-@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict-msgpack"])
-def test_two_turns_on_one_thread_reload_no_unregistered_type(tmp_path, sample_index, strict):
+def two_turns_reload_no_unregistered_type(srv, sample_index) -> None:
     """The second turn reloads the first's checkpoint: no unregistered type, its own answer."""
     second = "Who designed the Orrin Dam?"
-    env = {"LANGGRAPH_STRICT_MSGPACK": "true"} if strict else {}
-    with dev_server(tmp_path / "server.log", ROOT, env) as srv:
-        client = client_for(srv)
-        thread = client.threads.create()["thread_id"]
-        context = fake_context(sample_index)
-        first = answer_of(
-            client, thread, {"messages": [{"role": "user", "content": QUESTION}]}, context
-        )
-        again = answer_of(
-            client, thread, {"messages": [{"role": "user", "content": second}]}, context
-        )
-        follow = answer_of(
-            client,
-            thread,
-            {"messages": [{"role": "user", "content": "When was it built?"}]},
-            context,
-        )
-        alone = answer_of(
-            client,
-            client.threads.create()["thread_id"],
-            {"messages": [{"role": "user", "content": second}]},
-            context,
-        )
+    client = client_for(srv)
+    thread = client.threads.create()["thread_id"]
+    context = fake_context(sample_index)
+    first = answer_of(
+        client, thread, {"messages": [{"role": "user", "content": QUESTION}]}, context
+    )
+    again = answer_of(client, thread, {"messages": [{"role": "user", "content": second}]}, context)
+    follow = answer_of(
+        client, thread, {"messages": [{"role": "user", "content": "When was it built?"}]}, context
+    )
+    alone = answer_of(
+        client,
+        client.threads.create()["thread_id"],
+        {"messages": [{"role": "user", "content": second}]},
+        context,
+    )
     log = srv.log.read_text(errors="replace")
     assert "unregistered type" not in log and "Blocked deserialization" not in log, tail(srv.log)
     assert again["question"] == second and first["question"] == QUESTION
@@ -335,3 +330,14 @@ def test_two_turns_on_one_thread_reload_no_unregistered_type(tmp_path, sample_in
     # a follow-up on the thread is read with the previous turn ("it": not the person it named)
     assert follow["asked"] == "When was it built?"
     assert follow["question"] == "When was the Orrin Dam built?"
+
+
+def test_two_turns_on_one_thread_reload_no_unregistered_type(server, sample_index):
+    two_turns_reload_no_unregistered_type(server, sample_index)
+
+
+def test_two_turns_under_strict_msgpack_reload_no_blocked_type(tmp_path, sample_index):
+    """Strict msgpack is set when the server starts: this one needs a server of its own."""
+    env = {"LANGGRAPH_STRICT_MSGPACK": "true"}
+    with dev_server(tmp_path / "server.log", ROOT, env) as srv:
+        two_turns_reload_no_unregistered_type(srv, sample_index)

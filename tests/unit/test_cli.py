@@ -1,9 +1,5 @@
 """What the command line shows: document ids, the real hop count, chains drawn once, quiet loads."""
 
-import subprocess
-import sys
-from pathlib import Path
-
 from agent.context import Context
 from agent.graph import graph
 from agent.trace import mermaid
@@ -50,13 +46,13 @@ def test_the_chain_drawing_has_each_edge_once():
     assert len(lines) == len(set(lines)) == 1 + 3 + 2  # header, three nodes, two edges
 
 
-def test_loading_the_embedder_draws_no_progress_bar():
-    root = Path(__file__).resolve().parents[2]
-    code = "from indexes.embeddings import make_embedder; make_embedder().embed_query('x')"
-    run = subprocess.run(
-        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
-    )
-    assert "Loading weights" not in run.stderr and "it/s" not in run.stderr
+def test_loading_the_embedder_draws_no_progress_bar(capfd):
+    from indexes.embeddings import MINILM_NAME, SentenceTransformerEmbeddings, minilm_path
+
+    # a load of its own: `make_embedder` keeps the session's, loaded before output was captured
+    SentenceTransformerEmbeddings(str(minilm_path()), name=MINILM_NAME).embed_query("x")
+    err = capfd.readouterr().err
+    assert "Loading weights" not in err and "it/s" not in err
 
 
 def test_ask_prints_the_answer_its_sentences_and_sources_and_the_trace_only_when_asked(
