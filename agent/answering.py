@@ -30,10 +30,12 @@ from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from agent.candidates import YES_NO, AnswerEvidence, Candidate, candidates, listed
+from agent.candidates import YES_NO, AnswerEvidence, candidates
 from agent.llm.spec import AnswerMode, ModelSpec
+from agent.options import listed
 from agent.questions import Question
 from agent.repetition import cut_repetition
+from agent.spans import Candidate
 from indexes.documents import Passage, Sentence
 from indexes.lexical import stems
 from indexes.units import normalize

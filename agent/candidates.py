@@ -12,12 +12,13 @@ information. What the question asks for is read by `agent.questions`.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from agent.options import compared, mentioned
 from agent.questions import ACTIONS, MAX_WORDS, NUMBERS, PEOPLE, PLACES, TIMES, Question
+from agent.spans import YEAR, Candidate, around, clean, sentence_spans
 from indexes.documents import Passage
 from indexes.lexical import stems
 from indexes.nlp_extraction import load_pipeline
@@ -29,7 +30,6 @@ _UNTYPED = frozenset({"NP", "PROPN", "TITLE", "NAME"})
 # Candidates shown to the model: enough to hold the answer, few enough for a short prompt.
 MAX_CANDIDATES = 10
 _VAGUE_TIME = 5.0
-_MAX_VERB_WORDS = 6
 # A verb phrase that is the last effect of a cause → effect chain found for the question's cause
 # and thing affected outranks any phrase that merely shares the question's words (the cause's
 # own sentence shares most of them); the more of the effect it holds, the better.
@@ -38,66 +38,6 @@ _CHAIN_EFFECT = 50.0
 # born in | port of Caldmere" for "Where was Hessa Varn born?") is as sure a sign as the noun the
 # question asks for written beside it.
 _FACT = 5.0
-_YEAR = re.compile(r"\b(?:1\d{3}|20\d{2})\b")
-# Date comparisons the passages' years can settle.
-_EARLIER = re.compile(r" (?:older|oldest|first|earlier|earliest|sooner|predates?|before) ")
-_LATER = re.compile(
-    r" (?:younger|youngest|later|latest|newer|newest|more recent|most recent|last) "
-)
-_LONGER = re.compile(r" lived (?:longer|the longest) ")
-
-
-@dataclass
-class Candidate:
-    """One possible short answer, where it is written and how well it fits the question."""
-
-    text: str
-    label: str
-    score: float = 0.0
-    sentences: list[str] = field(default_factory=list)  # ids of the sentences that write it
-
-
-@lru_cache(maxsize=4096)
-def sentence_spans(text: str) -> tuple[tuple[str, str], ...]:
-    """(span, label) pairs of one sentence: named entities, noun phrases, verb phrases."""
-    doc = load_pipeline()(text)
-    found = [(e.text, e.label_) for e in doc.ents]
-    for verb in doc:
-        if verb.pos_ != "VERB" or verb.dep_ not in ("ROOT", "conj", "relcl", "advcl", "xcomp"):
-            continue
-        end = verb.i  # the verb with its particle, object or complement: "stops spawning"
-        for child in verb.rights:
-            if child.dep_ in ("prt", "dobj", "xcomp", "acomp", "attr", "oprd", "prep", "dative"):
-                last = max(t.i for t in child.subtree)
-                if last - verb.i >= _MAX_VERB_WORDS:
-                    break
-                end = last
-                if child.dep_ != "prt":
-                    break
-        found.append((doc[verb.i : end + 1].text, "VP"))
-    for chunk in doc.noun_chunks:
-        words = [t for t in chunk if t.pos_ not in ("DET", "PRON") and not t.is_punct]
-        if words and any(t.pos_ in ("NOUN", "PROPN") for t in words):
-            label = "PROPN" if chunk.root.pos_ == "PROPN" else "NP"
-            found.append((doc[words[0].i : words[-1].i + 1].text, label))
-    return tuple(found)
-
-
-def _clean(span: str) -> str:
-    span = re.sub(r"^(?:the|a|an)\s+", "", span.strip(" ,.;:'\"()[]"), flags=re.I)
-    return span.strip(" ,.;:'\"()[]")
-
-
-def _around(sentence: str, span: str, window: int = 4) -> set[str]:
-    """The words (cut to five letters) written within `window` words of the span."""
-    words = [w[:5] for w in normalize(sentence).split()]
-    target = [w[:5] for w in normalize(span).split()]
-    found: set[str] = set()
-    for i in range(len(words) - len(target) + 1):
-        if target == words[i : i + len(target)]:
-            found.update(words[max(0, i - window) : i])
-            found.update(words[i + len(target) : i + len(target) + window])
-    return found
 
 
 @dataclass(frozen=True)
@@ -175,7 +115,7 @@ def candidates(question: Question, evidence: AnswerEvidence) -> list[Candidate]:
     """
     passages = evidence.passages
     if question.pair:
-        return compared(question, passages) or _mentioned(question.pair, passages, "OPTION")
+        return compared(question, passages) or mentioned(question.pair, passages, "OPTION")
     if question.yes_no:
         return [Candidate(text, "YESNO") for text in YES_NO]
     defined = entity_key(question.defined)
@@ -211,10 +151,10 @@ def _collect(
             spans += [s for s in extra if f" {normalize(s[0])} " in norm]
             if asks_year:  # "April 20, 1945" answers "what year" as 1945, and only so
                 spans = [s for s in spans if s[1] != "DATE"] + [
-                    (y, "DATE") for sp, lab in spans if lab == "DATE" for y in _YEAR.findall(sp)
+                    (y, "DATE") for sp, lab in spans if lab == "DATE" for y in YEAR.findall(sp)
                 ]
             for span, label in spans:
-                text = _clean(span)
+                text = clean(span)
                 effect = _effect(normalize(text), label, frame)
                 if not _kept(question, text, label, effect, frame):
                     continue
@@ -223,13 +163,13 @@ def _collect(
                 texts.setdefault(key, text)
                 item.labels.append(label)
                 item.sentences.append(sentence.id)
-                around = _around(sentence.text, text)
+                beside = around(sentence.text, text)
                 own = stems(text)
-                near = bool(question.head) and (question.head in own or question.head in around)
+                near = bool(question.head) and (question.head in own or question.head in beside)
                 linked = normalize(passage.title) in frame.hopped or any(
                     f" {b} " in norm for b in frame.bridges if b != key and b not in key
                 )
-                close = min(len((main - own) & around), 2) + (question.verb in around)
+                close = min(len((main - own) & beside), 2) + (question.verb in beside)
                 item.best = max(
                     item.best,
                     2.0 * overlap
@@ -341,7 +281,7 @@ def _bridges(question: Question, passages: Sequence[Passage]) -> set[str]:
     for n, text in scored:
         if best >= 2 and n == best:
             for span, label in sentence_spans(text):
-                key = normalize(_clean(span))
+                key = normalize(clean(span))
                 if key and label != "VP" and f" {key} " not in question.normalized:
                     found.add(key)
     return found
@@ -356,86 +296,3 @@ def _fit(label: str, wanted: frozenset[str]) -> float:
             return 2.0
         return -1.0 if label in _UNTYPED else -2.0
     return {"NP": 1.0, "TITLE": 1.5, "NAME": 1.5, "PROPN": 1.5}.get(label, 1.0)
-
-
-def _option_years(
-    option: str, main: frozenset[str], passages: Sequence[Passage]
-) -> tuple[list[int], str]:
-    """The years of the first sentence naming an option, and that sentence's id.
-
-    "Who was born first, A or B?": A's page writes "A (born 12 May 1950) …"; "Which was founded
-    first …": "B was founded in 1818 …". The year written nearest a question word ("born",
-    "founded") leads; the option's own page (its title) is read before others.
-    """
-    key = normalize(_clean(option))
-    pages = sorted(passages, key=lambda p: normalize(p.title) != key)
-    for passage in pages:
-        own = normalize(passage.title) == key
-        for sentence in passage.sentences:
-            if not own and f" {key} " not in f" {normalize(sentence.text)} ":
-                continue
-            years = [int(y) for y in _YEAR.findall(sentence.text)]
-            if years:
-                near = [y for y in years if main & _around(sentence.text, str(y), 6)]
-                return near[:1] + [y for y in years if y not in near[:1]], sentence.id
-    return [], ""
-
-
-def compared(question: Question, passages: Sequence[Passage]) -> list[Candidate]:
-    """The option a date comparison picks ("born first", "younger", "lived longer"), first.
-
-    Labelled COMPARED: computed from the years the passages write, not guessed. Empty when the
-    passages lack either option's years or the question compares something else.
-    """
-    words, options = question.normalized, question.pair
-    if _LONGER.search(words):
-        measure = "span"
-    elif _EARLIER.search(words):
-        measure = "first"
-    elif _LATER.search(words):
-        measure = "last"
-    else:
-        return []
-    found = [_option_years(o, question.parts[0], passages) for o in options]
-    years = [y for y, _ in found]
-    if measure == "span":  # "(9 April 1948 – 15 April 1989)"
-        years = [sorted(y[:2]) for y in years]
-        values = [y[1] - y[0] if len(y) > 1 else None for y in years]
-    else:
-        values = [y[0] if y else None for y in years]
-    known = [v for v in values if v is not None]
-    if len(known) < len(values) or len(set(known)) < len(known):
-        return []
-    pick = known.index((max if measure in ("span", "last") else min)(known))
-    ranked = _mentioned(options, passages, "OPTION")
-    for candidate, (_, sentence_id) in zip(ranked, found, strict=True):
-        candidate.sentences = [sentence_id]  # the sentence whose year was compared
-    ranked[pick].label, ranked[pick].score = "COMPARED", float("inf")
-    return sorted(ranked, key=lambda c: c.label != "COMPARED")
-
-
-def listed(question: Question, passages: Sequence[Passage]) -> list[Candidate]:
-    """A multiple-choice question's options, best supported first.
-
-    An option's support is the share of its words a sentence writes, weighted by how many of the
-    question's words that sentence shares: options are rarely written word for word.
-    """
-    asked = question.words
-    pool = [(s.id, stems(s.text)) for p in passages for s in p.sentences]
-    out = []
-    for text in question.options:
-        own = stems(text) or {normalize(text)}
-        support = [(len(own & w) / len(own) * (1 + len(asked & w)), sid) for sid, w in pool]
-        ids = [sid for score, sid in sorted(support, reverse=True) if score > 0]
-        out.append(Candidate(text, "OPTION", max((s for s, _ in support), default=0.0), ids))
-    return sorted(out, key=lambda c: -c.score)
-
-
-def _mentioned(texts: Sequence[str], passages: Sequence[Passage], label: str) -> list[Candidate]:
-    """Fixed candidates (a question's options), with the sentences that name them."""
-    out = []
-    for text in texts:
-        key = normalize(_clean(text))
-        ids = [s.id for p in passages for s in p.sentences if key and key in normalize(s.text)]
-        out.append(Candidate(_clean(text), label, float(len(ids)), ids))
-    return out

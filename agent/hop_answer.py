@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from agent.candidates import sentence_spans
 from agent.questions import answer_head
 from agent.relations import TYPE_LABELS, AnswerType, kin_frame, relation_head, relation_words
+from agent.spans import sentence_spans
 from indexes.documents import Passage
 from indexes.lexical import stems
 from indexes.units import ReasoningUnit, entity_key, normalize

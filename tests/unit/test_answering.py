@@ -12,9 +12,10 @@ from agent.answering import (
     cut_repetition,
     resolve_mode,
 )
-from agent.candidates import AnswerEvidence, Candidate, candidates, listed
+from agent.candidates import AnswerEvidence, candidates
 from agent.context import Context
 from agent.graph import graph
+from agent.options import listed
 from agent.questions import (
     Question,
     expected_labels,
@@ -23,6 +24,7 @@ from agent.questions import (
     question_options,
     with_options,
 )
+from agent.spans import Candidate
 from indexes.build import Builder
 from indexes.documents import Document, load_documents, make_passages
 from indexes.index import close_indexes

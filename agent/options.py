@@ -1,0 +1,106 @@
+"""Candidates from the options a question names: a date comparison settled, lettered choices.
+
+"Who was born first, A or B?" is settled by the years the passages write for each option
+(`compared`); "What …? (A) … (B) …" offers its own options, best supported first (`listed`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent.questions import Question
+from agent.spans import YEAR, Candidate, around, clean
+from indexes.documents import Passage
+from indexes.lexical import stems
+from indexes.units import normalize
+
+# Date comparisons the passages' years can settle.
+_EARLIER = re.compile(r" (?:older|oldest|first|earlier|earliest|sooner|predates?|before) ")
+_LATER = re.compile(
+    r" (?:younger|youngest|later|latest|newer|newest|more recent|most recent|last) "
+)
+_LONGER = re.compile(r" lived (?:longer|the longest) ")
+
+
+def _option_years(
+    option: str, main: frozenset[str], passages: Sequence[Passage]
+) -> tuple[list[int], str]:
+    """The years of the first sentence naming an option, and that sentence's id.
+
+    "Who was born first, A or B?": A's page writes "A (born 12 May 1950) …"; "Which was founded
+    first …": "B was founded in 1818 …". The year written nearest a question word ("born",
+    "founded") leads; the option's own page (its title) is read before others.
+    """
+    key = normalize(clean(option))
+    pages = sorted(passages, key=lambda p: normalize(p.title) != key)
+    for passage in pages:
+        own = normalize(passage.title) == key
+        for sentence in passage.sentences:
+            if not own and f" {key} " not in f" {normalize(sentence.text)} ":
+                continue
+            years = [int(y) for y in YEAR.findall(sentence.text)]
+            if years:
+                near = [y for y in years if main & around(sentence.text, str(y), 6)]
+                return near[:1] + [y for y in years if y not in near[:1]], sentence.id
+    return [], ""
+
+
+def compared(question: Question, passages: Sequence[Passage]) -> list[Candidate]:
+    """The option a date comparison picks ("born first", "younger", "lived longer"), first.
+
+    Labelled COMPARED: computed from the years the passages write, not guessed. Empty when the
+    passages lack either option's years or the question compares something else.
+    """
+    words, options = question.normalized, question.pair
+    if _LONGER.search(words):
+        measure = "span"
+    elif _EARLIER.search(words):
+        measure = "first"
+    elif _LATER.search(words):
+        measure = "last"
+    else:
+        return []
+    found = [_option_years(o, question.parts[0], passages) for o in options]
+    years = [y for y, _ in found]
+    if measure == "span":  # "(9 April 1948 – 15 April 1989)"
+        years = [sorted(y[:2]) for y in years]
+        values = [y[1] - y[0] if len(y) > 1 else None for y in years]
+    else:
+        values = [y[0] if y else None for y in years]
+    known = [v for v in values if v is not None]
+    if len(known) < len(values) or len(set(known)) < len(known):
+        return []
+    pick = known.index((max if measure in ("span", "last") else min)(known))
+    ranked = mentioned(options, passages, "OPTION")
+    for candidate, (_, sentence_id) in zip(ranked, found, strict=True):
+        candidate.sentences = [sentence_id]  # the sentence whose year was compared
+    ranked[pick].label, ranked[pick].score = "COMPARED", float("inf")
+    return sorted(ranked, key=lambda c: c.label != "COMPARED")
+
+
+def listed(question: Question, passages: Sequence[Passage]) -> list[Candidate]:
+    """A multiple-choice question's options, best supported first.
+
+    An option's support is the share of its words a sentence writes, weighted by how many of the
+    question's words that sentence shares: options are rarely written word for word.
+    """
+    asked = question.words
+    pool = [(s.id, stems(s.text)) for p in passages for s in p.sentences]
+    out = []
+    for text in question.options:
+        own = stems(text) or {normalize(text)}
+        support = [(len(own & w) / len(own) * (1 + len(asked & w)), sid) for sid, w in pool]
+        ids = [sid for score, sid in sorted(support, reverse=True) if score > 0]
+        out.append(Candidate(text, "OPTION", max((s for s, _ in support), default=0.0), ids))
+    return sorted(out, key=lambda c: -c.score)
+
+
+def mentioned(texts: Sequence[str], passages: Sequence[Passage], label: str) -> list[Candidate]:
+    """Fixed candidates (a question's options), with the sentences that name them."""
+    out = []
+    for text in texts:
+        key = normalize(clean(text))
+        ids = [s.id for p in passages for s in p.sentences if key and key in normalize(s.text)]
+        out.append(Candidate(clean(text), label, float(len(ids)), ids))
+    return out
