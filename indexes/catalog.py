@@ -40,6 +40,25 @@ def extraction_cache_key(extractor: str, passage_hash: str) -> str:
     return content_hash(extractor, passage_hash, length=24)
 
 
+def record_of_row(row: Sequence[Any]) -> DocumentRecord:
+    """A document record from its row (doc_id, hash, title, source, extract_key, complete, content)."""
+    doc_id, hash_, title, source, extract_key, complete, content = row
+    return DocumentRecord(doc_id, hash_, title, source, extract_key, bool(complete), content or "")
+
+
+def passage_of_row(row: Sequence[Any]) -> Passage:
+    """A passage from its row (pid, doc_id, position, title, text, sentences as JSON, title key)."""
+    pid, doc_id, position, title, text, sentences, _ = row
+    return Passage(
+        id=pid,
+        doc_id=doc_id,
+        title=title,
+        position=position,
+        text=text,
+        sentences=tuple(Sentence(i, t) for i, t in json.loads(sentences)),
+    )
+
+
 def _kind_filter(kinds: Sequence[str]) -> str:
     """The SQL condition on a unit's kind for `kinds` (none: any kind), its values bound after."""
     return f" AND kind IN ({','.join('?' * len(kinds))})" if kinds else ""
@@ -134,14 +153,7 @@ class Catalog:
             "WHERE doc_id=?",
             (doc_id,),
         ).fetchone()
-        return self._record(row) if row else None
-
-    @staticmethod
-    def _record(row: tuple[Any, ...]) -> DocumentRecord:
-        doc_id, hash_, title, source, extract_key, complete, content = row
-        return DocumentRecord(
-            doc_id, hash_, title, source, extract_key, bool(complete), content or ""
-        )
+        return record_of_row(row) if row else None
 
     def documents(self) -> list[DocumentRecord]:
         """Every document record."""
@@ -149,7 +161,7 @@ class Catalog:
             "SELECT doc_id, hash, title, source, extract_key, complete, content FROM documents "
             "ORDER BY doc_id"
         )
-        return [self._record(r) for r in rows]
+        return [record_of_row(r) for r in rows]
 
     def with_content(self, content: str) -> str | None:
         """The id of a document indexed with this content hash, if any."""
@@ -209,18 +221,6 @@ class Catalog:
             db.execute("DELETE FROM documents WHERE doc_id=?", (doc_id,))
 
     # passages -------------------------------------------------------------------------------
-    @staticmethod
-    def _passage(row: tuple[Any, ...]) -> Passage:
-        pid, doc_id, position, title, text, sentences, _ = row
-        return Passage(
-            id=pid,
-            doc_id=doc_id,
-            title=title,
-            position=position,
-            text=text,
-            sentences=tuple(Sentence(i, t) for i, t in json.loads(sentences)),
-        )
-
     def passages(self, pids: Iterable[str]) -> list[Passage]:
         """Passages by id, in the order asked (unknown ids are skipped)."""
         wanted = list(dict.fromkeys(pids))
@@ -230,7 +230,7 @@ class Catalog:
             rows = self.db.execute(
                 f"SELECT * FROM passages WHERE pid IN ({','.join('?' * len(chunk))})", chunk
             )
-            found.update((r[0], self._passage(r)) for r in rows)
+            found.update((r[0], passage_of_row(r)) for r in rows)
         return [found[p] for p in wanted if p in found]
 
     def doc_passage_ids(self, doc_id: str) -> list[str]:
@@ -254,7 +254,7 @@ class Catalog:
         """Every stored passage."""
         cursor = self.db.execute("SELECT * FROM passages ORDER BY doc_id, position")
         while rows := cursor.fetchmany(batch):
-            yield from (self._passage(r) for r in rows)
+            yield from (passage_of_row(r) for r in rows)
 
     def titled(self, title_key: str) -> list[str]:
         """Passages of the documents whose title, as an entity key, is `title_key`."""
@@ -458,7 +458,7 @@ class Catalog:
             "SELECT p.*, d.extract_key FROM passages p JOIN documents d ON d.doc_id = p.doc_id"
         )
         return [
-            extraction_cache_key(extractor, self._passage(row[:-1]).hash)
+            extraction_cache_key(extractor, passage_of_row(row[:-1]).hash)
             for row in rows
             for extractor in extractor_keys(row[-1])
         ]

@@ -17,8 +17,8 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from indexes.base import DocumentRecord
-from indexes.catalog import extraction_cache_key, extractor_keys
-from indexes.documents import Passage, Sentence
+from indexes.catalog import extraction_cache_key, extractor_keys, passage_of_row, record_of_row
+from indexes.documents import Passage
 from indexes.pg_schema import connect_pool, kinds_condition, sql_limit, upsert
 from indexes.units import entity_key
 
@@ -55,20 +55,15 @@ class PgCatalog:
                 cur.executemany(query, rows)
 
     # documents ------------------------------------------------------------------------------
-    @staticmethod
-    def _record(row: tuple[Any, ...]) -> DocumentRecord:
-        doc_id, hash_, title, source, extract_key, complete, content = row
-        return DocumentRecord(doc_id, hash_, title, source, extract_key, complete, content or "")
-
     def document(self, doc_id: str) -> DocumentRecord | None:
         """The record of one document, or None."""
         row = self._one(f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id=%s", (doc_id,))
-        return self._record(row) if row else None
+        return record_of_row(row) if row else None
 
     def documents(self) -> list[DocumentRecord]:
         """Every document record, by id."""
         rows = self._rows(f"SELECT {_DOC_COLUMNS} FROM documents ORDER BY doc_id")
-        return [self._record(r) for r in rows]
+        return [record_of_row(r) for r in rows]
 
     def with_content(self, content: str) -> str | None:
         """The id of a document indexed with this content hash, if any."""
@@ -126,23 +121,11 @@ class PgCatalog:
                 conn.execute(f"DELETE FROM {table} WHERE doc_id=%s", (doc_id,))
 
     # passages -------------------------------------------------------------------------------
-    @staticmethod
-    def _passage(row: Sequence[Any]) -> Passage:
-        pid, doc_id, position, title, text, sentences, _ = row
-        return Passage(
-            id=pid,
-            doc_id=doc_id,
-            title=title,
-            position=position,
-            text=text,
-            sentences=tuple(Sentence(i, t) for i, t in json.loads(sentences)),
-        )
-
     def passages(self, pids: Iterable[str]) -> list[Passage]:
         """Passages by id, in the order asked (unknown ids are skipped)."""
         wanted = list(dict.fromkeys(pids))
         rows = self._rows("SELECT * FROM passages WHERE pid = ANY(%s)", (wanted,))
-        found = {r[0]: self._passage(r) for r in rows}
+        found = {r[0]: passage_of_row(r) for r in rows}
         return [found[p] for p in wanted if p in found]
 
     def doc_passage_ids(self, doc_id: str) -> list[str]:
@@ -167,7 +150,7 @@ class PgCatalog:
         with self.pool.connection() as conn, conn.cursor(name="resin_passages") as cur:
             cur.itersize = batch
             cur.execute("SELECT * FROM passages ORDER BY doc_id, position")
-            yield from (self._passage(r) for r in cur)
+            yield from (passage_of_row(r) for r in cur)
 
     def titled(self, title_key: str) -> list[str]:
         """Passages of the documents whose title, as an entity key, is `title_key`."""
@@ -364,7 +347,7 @@ class PgCatalog:
             "SELECT p.*, d.extract_key FROM passages p JOIN documents d ON d.doc_id = p.doc_id"
         )
         return [
-            extraction_cache_key(extractor, self._passage(row[:-1]).hash)
+            extraction_cache_key(extractor, passage_of_row(row[:-1]).hash)
             for row in rows
             for extractor in extractor_keys(row[-1])
         ]

@@ -1,10 +1,15 @@
-"""Servers the integration tests share: a throwaway PostgreSQL for the session."""
+"""Servers the integration tests share: a throwaway PostgreSQL for the session, a Chroma server
+per module."""
 
 from __future__ import annotations
 
+import shutil
+import sys
 from collections.abc import Iterator
 
 import pytest
+
+from tests.integration.servers import free_port, running
 
 
 @pytest.fixture(scope="session")
@@ -19,3 +24,14 @@ def postgres_url() -> Iterator[str]:
         )
     with postgres() as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def chroma_port(tmp_path_factory):
+    """A real `chroma run` server on loopback, shared by this module's tests."""
+    chroma = shutil.which("chroma") or str(sys.prefix) + "/bin/chroma"
+    port = free_port()
+    path = tmp_path_factory.mktemp("chroma-server")
+    cmd = [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)]
+    with running(cmd, f"http://127.0.0.1:{port}/api/v2/heartbeat"):
+        yield port

@@ -31,17 +31,6 @@ PASSAGE = make_passages(
 )[0]
 
 
-@pytest.fixture(scope="module")
-def chroma_port(tmp_path_factory):
-    """A real `chroma run` server on loopback, shared by this module's tests."""
-    chroma = shutil.which("chroma") or str(sys.prefix) + "/bin/chroma"
-    port = free_port()
-    path = tmp_path_factory.mktemp("chroma-server")
-    cmd = [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)]
-    with running(cmd, f"http://127.0.0.1:{port}/api/v2/heartbeat"):
-        yield port
-
-
 def test_index_on_a_chroma_server(tmp_path, open_index, fake_model, chroma_port):
     index = open_index(tmp_path / "local", chroma_host="127.0.0.1", chroma_port=chroma_port)
     report = Builder(index, fake_model).run(DOCS)

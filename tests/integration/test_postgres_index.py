@@ -8,8 +8,6 @@ equal a direct build, and only one builder may hold the PostgreSQL index at a ti
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 import threading
 import time
 
@@ -21,7 +19,6 @@ from indexes.index import close_indexes, open_index
 from indexes.locks import IndexBusyError
 from resin_cli import main
 from tests.conftest import SAMPLE_DOCS
-from tests.integration.servers import free_port, running
 
 pytestmark = pytest.mark.slow
 
@@ -30,17 +27,6 @@ QUESTIONS = [
     for line in (SAMPLE_DOCS.parent / "questions.jsonl").read_text().splitlines()
     if line.strip()
 ]
-
-
-@pytest.fixture(scope="module")
-def chroma_port(tmp_path_factory):
-    """A real `chroma run` server on loopback, shared by this module's tests."""
-    chroma = shutil.which("chroma") or str(sys.prefix) + "/bin/chroma"
-    port = free_port()
-    path = tmp_path_factory.mktemp("chroma-server")
-    cmd = [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)]
-    with running(cmd, f"http://127.0.0.1:{port}/api/v2/heartbeat"):
-        yield port
 
 
 def _database(postgres_url: str, name: str) -> str:
