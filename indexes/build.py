@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from langchain_core.language_models import BaseChatModel
 
 from indexes.base import DocumentRecord
-from indexes.catalog import (
+from indexes.catalog_rows import (
     NO_EXTRACTION,
     extraction_cache_key,
     extractor_keys,

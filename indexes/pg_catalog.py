@@ -17,7 +17,12 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from indexes.base import DocumentRecord
-from indexes.catalog import extraction_cache_key, extractor_keys, passage_of_row, record_of_row
+from indexes.catalog_rows import (
+    INDEXED_ROWS,
+    CatalogFigures,
+    passage_of_row,
+    record_of_row,
+)
 from indexes.documents import Passage
 from indexes.pg_schema import connect_pool, kinds_condition, sql_limit, upsert
 from indexes.units import entity_key
@@ -28,7 +33,7 @@ _EXTRACTION_COLUMNS = (
 )
 
 
-class PgCatalog:
+class PgCatalog(CatalogFigures):
     """The catalog in PostgreSQL, over a connection pool."""
 
     def __init__(self, url: str) -> None:
@@ -334,23 +339,8 @@ class PgCatalog:
             sums = [s + times[key] * int(v) for s, v in zip(sums, values, strict=True)]
         return sums
 
-    def extraction_tokens(self, keys: Sequence[str]) -> tuple[int, int]:
-        """Prompt and completion tokens the cached extractions under `keys` cost, each key once."""
-        prompt, completion = self._extraction_sums(
-            list(dict.fromkeys(keys)), "prompt_tokens, completion_tokens"
-        )
-        return prompt, completion
-
-    def current_cache_keys(self) -> list[str]:
-        """The cache key of every extractor of every passage indexed now, once per passage."""
-        rows = self._rows(
-            "SELECT p.*, d.extract_key FROM passages p JOIN documents d ON d.doc_id = p.doc_id"
-        )
-        return [
-            extraction_cache_key(extractor, passage_of_row(row[:-1]).hash)
-            for row in rows
-            for extractor in extractor_keys(row[-1])
-        ]
+    def _indexed_rows(self) -> Iterable[Sequence[Any]]:
+        return self._rows(INDEXED_ROWS)
 
     def is_empty(self) -> bool:
         """Whether no document was ever recorded (a new index, or one emptied by deletes)."""

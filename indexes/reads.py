@@ -28,7 +28,7 @@ from indexes.base import (
     Step,
     VectorIndex,
 )
-from indexes.catalog import extraction_cache_key
+from indexes.catalog_rows import extraction_cache_key
 from indexes.documents import Passage
 from indexes.embeddings import Embedder, embed
 from indexes.lexical import BM25

@@ -1,7 +1,7 @@
 """`resin chat --database`: a thread goes on in a second process after the first is killed -9."""
 
 import os
-import select
+import selectors
 import signal
 import subprocess
 import sys
@@ -31,13 +31,17 @@ def chat_cmd(index, url, thread):
 def read_until(proc, marker: str, count: int, timeout: float, err) -> str:
     """The process's stdout until `marker` has appeared `count` times (prompts end no line)."""
     seen, deadline = b"", time.monotonic() + timeout
-    while seen.decode(errors="replace").count(marker) < count:
-        left = deadline - time.monotonic()
-        assert left > 0 and proc.poll() is None, (
-            f"no {marker!r} x{count} in {seen!r}; stderr: {err.read_text()[-2000:]}"
-        )
-        if select.select([proc.stdout], [], [], left)[0]:
-            seen += os.read(proc.stdout.fileno(), 4096)
+    # a selector, not select(): a worker that has opened many files hands out descriptors past
+    # select()'s limit
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        while seen.decode(errors="replace").count(marker) < count:
+            left = deadline - time.monotonic()
+            assert left > 0 and proc.poll() is None, (
+                f"no {marker!r} x{count} in {seen!r}; stderr: {err.read_text()[-2000:]}"
+            )
+            if selector.select(left):
+                seen += os.read(proc.stdout.fileno(), 4096)
     return seen.decode()
 
 
