@@ -10,6 +10,7 @@ the graph, say) is a class that implements them; today's are `stores.ChromaIndex
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, Protocol
 
@@ -133,6 +134,9 @@ class CatalogStore(Protocol):
     def is_empty(self) -> bool:
         """Whether no document was ever recorded."""
 
+    def batch(self) -> AbstractContextManager[None]:
+        """One build batch's writes, committed together where the store can (PostgreSQL)."""
+
     def counts(self) -> dict[str, object]:
         """Figures for `resin stats`."""
 
@@ -190,6 +194,9 @@ class CatalogStore(Protocol):
         self, subject_key: str, uids: Sequence[str], kinds: Sequence[str] = ()
     ) -> set[str]:
         """Those of `uids` about this entity key, of these kinds (all: none given)."""
+
+    def known_units(self, uids: Sequence[str]) -> set[str]:
+        """Those of `uids` the catalog records: readers skip vectors of a batch cut short."""
 
     def units_without_subject(self) -> list[str]:
         """Ids of units recorded before the catalog kept subjects."""
@@ -267,6 +274,9 @@ class GraphStore(Protocol):
     Nodes are ids; `names` gives a node's names. Writes show at once to this process's reads
     and are durable after `save`.
     """
+
+    # The database generation held, which every save advances (0 where there is none).
+    generation: int
 
     # Why the stored graph could not be read (opened for a check or repair), else None.
     unreadable: str | None

@@ -210,8 +210,9 @@ class Builder:
         with self.index.build_lock(self.wait, self.on_wait):
             if self.index.catalog.document(doc_id) is None:
                 return False
-            remove_content(self.index, [doc_id], passages=True, scanned=self.mentions.scanned)
-            self.index.catalog.delete_document(doc_id)
+            with self.index.catalog.batch():
+                remove_content(self.index, [doc_id], passages=True, scanned=self.mentions.scanned)
+                self.index.catalog.delete_document(doc_id)
             return True
 
     # internals ------------------------------------------------------------------------------
@@ -247,11 +248,23 @@ class Builder:
                     batch, size = [], 0
             if batch:
                 self._run_batch(batch, report, tick, fetched)
-        self.mentions.scan_new_names()
+        with self.index.catalog.batch():
+            self.mentions.scan_new_names()
         report.seconds = time.perf_counter() - started
         return report
 
     def _run_batch(
+        self,
+        batch: list[tuple[Document, DocumentRecord | None, list[Passage]]],
+        report: BuildReport,
+        tick: Callable[[BuildReport], None] | None,
+        fetched: Generator[Fetched],
+    ) -> None:
+        """One batch of documents, its catalog and graph writes committed together (`batch`)."""
+        with self.index.catalog.batch():
+            self._write_batch(batch, report, tick, fetched)
+
+    def _write_batch(
         self,
         batch: list[tuple[Document, DocumentRecord | None, list[Passage]]],
         report: BuildReport,

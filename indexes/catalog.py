@@ -113,6 +113,15 @@ class Catalog(CatalogFigures):
             raise
         self.db.execute("COMMIT")
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """A build batch: here each write commits on its own.
+
+        The graph is a file that cannot join a SQLite transaction, so the build's order of
+        writes (vectors, graph, then these rows) is the record of what a rerun redoes.
+        """
+        yield
+
     # documents ------------------------------------------------------------------------------
     def document(self, doc_id: str) -> DocumentRecord | None:
         """The record of one document, or None."""
@@ -276,6 +285,17 @@ class Catalog(CatalogFigures):
                 f"SELECT uid FROM units WHERE subject=?{_kind_filter(kinds)} "
                 f"AND uid IN ({','.join('?' * len(chunk))})",
                 [subject_key, *kinds, *chunk],
+            )
+            found.update(r[0] for r in rows)
+        return found
+
+    def known_units(self, uids: Sequence[str]) -> set[str]:
+        """Those of `uids` the catalog records (Chroma may hold units of a batch cut short)."""
+        found: set[str] = set()
+        for start in range(0, len(uids), 500):
+            chunk = list(uids[start : start + 500])
+            rows = self.db.execute(
+                f"SELECT uid FROM units WHERE uid IN ({','.join('?' * len(chunk))})", chunk
             )
             found.update(r[0] for r in rows)
         return found

@@ -49,6 +49,9 @@ class GraphUnreadableError(ValueError):
 class EntityGraph:
     """A networkx DiGraph of entity clusters with unit provenance: the `GraphStore` as JSON."""
 
+    # A graph file has no generations; the PostgreSQL graph counts its saves.
+    generation = 0
+
     def __init__(
         self,
         path: Path | None,

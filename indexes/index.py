@@ -9,7 +9,9 @@ the process's next caller. The manifest records the embedder and refuses another
 
 from __future__ import annotations
 
+import copy
 import json
+import logging
 import threading
 import time
 import uuid
@@ -34,6 +36,8 @@ from indexes.stores import (
     store_name,
 )
 from prompts import EXTRACTION_PROMPT_VERSION
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "1"
 
@@ -133,7 +137,7 @@ class Index(IndexReads):
 
             catalog = self._pg = PgCatalog(config.database)
             self.manifest = self._check_manifest(embedder_name(embedder))
-            graph = PgGraph(self._pg.pool, config.merge_threshold)
+            graph = PgGraph(self._pg, config.merge_threshold)
         else:
             self._make_folder()
             self.manifest = self._check_manifest(embedder_name(embedder))
@@ -151,12 +155,35 @@ class Index(IndexReads):
             create=catalog.is_empty(),
         )
         super().__init__(catalog, graph, vectors, embedder)
+        self._load_entity_vectors()
+        self._fill_unit_subjects()
+
+    def _load_entity_vectors(self) -> None:
+        """Hand the graph every entity name's vector, for name resolution and `search_entities`."""
         ids, vecs = self.vectors.vectors("entities")
         keys = [h.metadata.get("key", "") for h in self.vectors.get("entities", ids)] if ids else []
         by_id = dict(zip(ids, vecs, strict=True))
-        ordered = [by_id[i] for i in ids]
-        self.graph.load_vectors(keys, ordered)
-        self._fill_unit_subjects()
+        self.graph.load_vectors(keys, [by_id[i] for i in ids])
+
+    @property
+    def generation(self) -> int:
+        """The database generation this index holds: its own builds' saves advance it too."""
+        return self.graph.generation
+
+    def reloaded(self) -> Index:
+        """This index at the database's latest generation, built aside to be swapped in whole.
+
+        The copy shares the connections, the vector store and the embedder, and loads its own
+        graph and entity vectors and builds its BM25 before it is returned: a request holds
+        one generation or the next, never part of each.
+        """
+        from indexes.pg_graph import PgGraph
+
+        fresh = copy.copy(self)
+        fresh.graph = PgGraph(self._pg, self.config.merge_threshold)
+        fresh._load_entity_vectors()
+        fresh.rebuild_lexical()
+        return fresh
 
     def _make_folder(self) -> None:
         path = self.config.path
@@ -287,16 +314,62 @@ class Index(IndexReads):
         return figures
 
     def close(self) -> None:
-        """Release the catalog; the next `open_index` of this folder opens it afresh."""
+        """Release the catalog; the next `open_index` of this folder opens it afresh.
+
+        Any generation of the index closes it (they share the catalog), and ends its following.
+        """
         with _OPEN_LOCK:
-            for key in [k for k, index in _OPEN.items() if index is self]:
+            for key in [k for k, index in _OPEN.items() if index.catalog is self.catalog]:
                 del _OPEN[key]
+                stop = _FOLLOWING.pop(key, None)
+                if stop is not None:
+                    stop.set()
         self.catalog.close()
 
 
 # The indexes this process has open, by everything that makes two opens differ.
-_OPEN: dict[tuple[IndexConfig, str, bool], Index] = {}
+_Key = tuple[IndexConfig, str, bool]
+_OPEN: dict[_Key, Index] = {}
+# The stop events of the threads that follow a database index's generations, by the same keys.
+_FOLLOWING: dict[_Key, threading.Event] = {}
 _OPEN_LOCK = threading.Lock()
+
+
+def _follow(key: _Key, url: str) -> None:
+    """Swap each newer generation of the database index at `key` in as it is committed.
+
+    The next request that asks `open_index` for it gets the new one; requests under way keep
+    theirs. Nothing restarts.
+    """
+    from indexes.pg_graph import follow
+
+    stop = _FOLLOWING[key] = threading.Event()
+
+    def held() -> int:
+        with _OPEN_LOCK:
+            index = _OPEN.get(key)
+        return index.generation if index is not None else 0
+
+    def renew(generation: int) -> None:
+        with _OPEN_LOCK:
+            current = _OPEN.get(key)
+        if current is None:
+            return
+        started = time.perf_counter()
+        fresh = current.reloaded()
+        with _OPEN_LOCK:
+            if _OPEN.get(key) is current:
+                _OPEN[key] = fresh
+        log.info(
+            "resin: generation %d of %s loaded in %.2f s",
+            fresh.generation,
+            fresh.config.where(),
+            time.perf_counter() - started,
+        )
+
+    threading.Thread(
+        target=follow, args=(url, held, renew, stop), name="resin-generations", daemon=True
+    ).start()
 
 
 def open_index(
@@ -354,6 +427,8 @@ def open_index(
         index = _OPEN.get(key)
         if index is None:
             index = _OPEN[key] = Index(config, embedder, migrate=migrate, checking=checking)
+            if config.database and not (create or checking):
+                _follow(key, config.database)
         return index
 
 

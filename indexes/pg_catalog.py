@@ -1,7 +1,8 @@
 """The build's bookkeeping in PostgreSQL: the `CatalogStore` that several machines share.
 
 The same tables and the same semantics as the SQLite `catalog.Catalog`: each write is one
-transaction, so a builder killed at any point leaves every call done or not done. Text keys are
+transaction, so a builder killed at any point leaves every call done or not done, and a build
+batch (`batch`) is one transaction with the graph's save, so readers see whole batches only. Text keys are
 compared in the "C" collation, so every ORDER BY gives SQLite's byte order whatever the
 database's locale. The tables live in the `resin` schema (`pg_schema`), created on first open.
 """
@@ -9,8 +10,10 @@ database's locale. The tables live in the `resin` schema (`pg_schema`), created 
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from psycopg import Connection
@@ -40,23 +43,53 @@ class PgCatalog(CatalogFigures):
         """Open the catalog at `url`, its tables made on first open; the graph shares its pool."""
         self.url = url
         self.pool: ConnectionPool[Connection[Any]] = connect_pool(url)
+        self._local = threading.local()
 
     def close(self) -> None:
         """Close the pool."""
         self.pool.close()
 
-    def _rows(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    @contextmanager
+    def connection(self) -> Iterator[Connection[Any]]:
+        """This thread's open batch's connection, else one from the pool, committed at the end."""
+        held: Connection[Any] | None = getattr(self._local, "conn", None)
+        if held is not None:
+            yield held
+            return
         with self.pool.connection() as conn:
+            yield conn
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Every write this thread makes in the block, the graph's saves too, in one transaction.
+
+        It commits when the block ends and rolls back if it raises, so a builder killed
+        mid-batch leaves the last committed batch: Chroma, written first, may hold records no
+        row names yet, which readers skip (`known_units`). Other threads (the extraction
+        cache's writers) keep their own connections.
+        """
+        if getattr(self._local, "conn", None) is not None:
+            yield
+            return
+        with self.pool.connection() as conn:
+            self._local.conn = conn
+            try:
+                yield
+            finally:
+                self._local.conn = None
+
+    def _rows(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self.connection() as conn:
             return conn.execute(query, params).fetchall()
 
     def _one(self, query: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
-        with self.pool.connection() as conn:
+        with self.connection() as conn:
             return conn.execute(query, params).fetchone()
 
     def _many(self, query: str, rows: Sequence[Sequence[Any]]) -> None:
         """One statement over many rows, in one transaction."""
         if rows:
-            with self.pool.connection() as conn, conn.cursor() as cur:
+            with self.connection() as conn, conn.cursor() as cur:
                 cur.executemany(query, rows)
 
     # documents ------------------------------------------------------------------------------
@@ -79,7 +112,7 @@ class PgCatalog(CatalogFigures):
 
     def put_document(self, record: DocumentRecord, passages: list[Passage]) -> None:
         """Record a document and its passages (replacing any earlier version), in one transaction."""
-        with self.pool.connection() as conn, conn.cursor() as cur:
+        with self.connection() as conn, conn.cursor() as cur:
             cur.execute("DELETE FROM passages WHERE doc_id=%s", (record.doc_id,))
             cur.execute(
                 upsert("documents", _DOC_COLUMNS),
@@ -117,7 +150,7 @@ class PgCatalog(CatalogFigures):
 
     def delete_document(self, doc_id: str) -> None:
         """Forget a document, its passages, units and mentions, in one transaction."""
-        with self.pool.connection() as conn:
+        with self.connection() as conn:
             conn.execute(
                 "DELETE FROM mentions WHERE pid IN (SELECT pid FROM passages WHERE doc_id=%s)",
                 (doc_id,),
@@ -146,13 +179,13 @@ class PgCatalog(CatalogFigures):
 
     def delete_passages(self, pids: Sequence[str]) -> None:
         """Forget passages and their mentions (their documents' records stay)."""
-        with self.pool.connection() as conn:
+        with self.connection() as conn:
             conn.execute("DELETE FROM mentions WHERE pid = ANY(%s)", (list(pids),))
             conn.execute("DELETE FROM passages WHERE pid = ANY(%s)", (list(pids),))
 
     def iter_passages(self, batch: int = 2000) -> Iterator[Passage]:
         """Every stored passage, by document and position, `batch` rows at a time."""
-        with self.pool.connection() as conn, conn.cursor(name="resin_passages") as cur:
+        with self.connection() as conn, conn.cursor(name="resin_passages") as cur:
             cur.itersize = batch
             cur.execute("SELECT * FROM passages ORDER BY doc_id, position")
             yield from (passage_of_row(r) for r in cur)
@@ -206,6 +239,11 @@ class PgCatalog(CatalogFigures):
         )
         return {r[0] for r in rows}
 
+    def known_units(self, uids: Sequence[str]) -> set[str]:
+        """Those of `uids` the catalog records (Chroma may hold units of a batch cut short)."""
+        rows = self._rows("SELECT uid FROM units WHERE uid = ANY(%s)", (list(uids),))
+        return {r[0] for r in rows}
+
     def units_without_subject(self) -> list[str]:
         """Ids of units recorded without a subject (none: this catalog always kept them)."""
         return [r[0] for r in self._rows("SELECT uid FROM units WHERE subject IS NULL")]
@@ -227,12 +265,12 @@ class PgCatalog(CatalogFigures):
 
     def delete_unit_rows(self, uids: Sequence[str]) -> None:
         """Forget units by id."""
-        with self.pool.connection() as conn:
+        with self.connection() as conn:
             conn.execute("DELETE FROM units WHERE uid = ANY(%s)", (list(uids),))
 
     def delete_units(self, doc_id: str) -> None:
         """Forget a document's units (before replacing them)."""
-        with self.pool.connection() as conn:
+        with self.connection() as conn:
             conn.execute("DELETE FROM units WHERE doc_id=%s", (doc_id,))
 
     # mentions -------------------------------------------------------------------------------
@@ -254,7 +292,7 @@ class PgCatalog(CatalogFigures):
 
     def drop_stray_mentions(self) -> None:
         """Forget the mentions of passages the catalog does not hold."""
-        with self.pool.connection() as conn:
+        with self.connection() as conn:
             conn.execute(
                 "DELETE FROM mentions m WHERE NOT EXISTS "
                 "(SELECT 1 FROM passages p WHERE p.pid = m.pid)"
@@ -286,7 +324,7 @@ class PgCatalog(CatalogFigures):
 
     def _add_names(self, table: str, names: Iterable[str], done: bool = False) -> None:
         names = list(names)
-        with self.pool.connection() as conn:
+        with self.connection() as conn:
             conn.execute(
                 f"INSERT INTO {table} SELECT unnest(%s::text[]) ON CONFLICT DO NOTHING", (names,)
             )
@@ -300,7 +338,7 @@ class PgCatalog(CatalogFigures):
     def forget_names(self, names: Iterable[str]) -> None:
         """Drop the mentions and scans of names that no longer exist."""
         names = list(names)
-        with self.pool.connection() as conn:
+        with self.connection() as conn:
             for table in ("mentions", "scanned", "unscanned"):
                 conn.execute(f"DELETE FROM {table} WHERE name = ANY(%s)", (names,))
 
@@ -321,7 +359,7 @@ class PgCatalog(CatalogFigures):
         tokens: tuple[int, int],
     ) -> None:
         """Store one passage's extraction result under its cache key."""
-        with self.pool.connection() as conn:
+        with self.connection() as conn:
             conn.execute(
                 upsert("extractions", _EXTRACTION_COLUMNS),
                 (key, pid, units_json, *counts, *tokens),

@@ -2,26 +2,39 @@
 
 `PgGraph` is `EntityGraph` (the same clustering, steps and provenance, on a networkx copy in
 memory) loaded from the tables instead of graph.json. `save()` writes what changed since the
-last save in one transaction, bumps the generation and sends `NOTIFY resin_generation` with its
-number, delivered when the transaction commits. `load_graph` reads the graph and its generation
+last save, bumps the generation and sends `NOTIFY resin_generation` with its number, in the
+catalog's open batch (`PgCatalog.batch`) or a transaction of its own; the notification is
+delivered when that transaction commits. `load_graph` reads the graph and its generation
 from one snapshot, so a reader can load a new generation aside and swap it in whole.
 
 Rows keep the order networkx held them in (`seq`), and the load adds edges head by head as a
 JSON round trip does, so the heaviest steps break ties exactly as they do on the JSON graph.
+
+`follow` is a replica's side: it LISTENs on the channel (and polls, should a notification be
+lost with its connection) and hands every newer generation to a callback that reloads.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import networkx as nx
+import psycopg
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
+from indexes.pg_catalog import PgCatalog
+from indexes.pg_schema import PG_SCHEMA, shown_url
 
 CHANNEL = "resin_generation"
+# How often a replica asks for the generation when no notification came.
+POLL_SECONDS = 5.0
+log = logging.getLogger(__name__)
 NodeRow = tuple[tuple[str, ...], tuple[str, ...]]
 EdgeRow = tuple[tuple[str, ...], tuple[str, ...], int, bool]
 
@@ -55,15 +68,11 @@ def load_graph(pool: ConnectionPool[Connection[Any]]) -> tuple[int, nx.DiGraph, 
 class PgGraph(EntityGraph):
     """The `GraphStore` of a PostgreSQL index, shared by every machine that opens it."""
 
-    def __init__(
-        self,
-        pool: ConnectionPool[Connection[Any]],
-        merge_threshold: float = DEFAULT_MERGE_THRESHOLD,
-    ) -> None:
-        """Load the graph's latest generation from the tables."""
+    def __init__(self, catalog: PgCatalog, merge_threshold: float = DEFAULT_MERGE_THRESHOLD) -> None:
+        """Load the graph's latest generation from the tables; saves join the catalog's batch."""
         super().__init__(None, merge_threshold)
-        self.pool = pool
-        self.generation, g, self._seq = load_graph(pool)
+        self.catalog = catalog
+        self.generation, g, self._seq = load_graph(catalog.pool)
         self.adopt(g)
         self._nodes, self._edges = self._rows()
         self._top = max(self._seq.values(), default=0)
@@ -104,7 +113,7 @@ class PgGraph(EntityGraph):
             for (h, t), (rel, prov, weight, causal) in edges.items()
             if self._edges.get((h, t)) != (rel, prov, weight, causal)
         ]
-        with self.pool.connection() as conn, conn.cursor() as cur:
+        with self.catalog.connection() as conn, conn.cursor() as cur:
             if gone_edges:
                 cur.executemany("DELETE FROM graph_edges WHERE head=%s AND tail=%s", gone_edges)
             if gone_nodes:
@@ -128,3 +137,38 @@ class PgGraph(EntityGraph):
         for key in [*gone_nodes, *gone_edges]:
             self._seq.pop(key, None)
         self.generation, self._nodes, self._edges = generation, nodes, edges
+
+
+def follow(
+    url: str,
+    held: Callable[[], int],
+    renew: Callable[[int], None],
+    stop: threading.Event,
+    poll: float = POLL_SECONDS,
+) -> None:
+    """Until `stop` is set, call `renew(generation)` whenever the database's passes `held()`.
+
+    Woken by the builder's NOTIFY, or after `poll` seconds without one. A lost connection or a
+    failed reload is logged and retried: a replica keeps serving the generation it holds.
+    """
+    while not stop.is_set():
+        try:
+            with psycopg.connect(
+                url, autocommit=True, connect_timeout=10, options=f"-c search_path={PG_SCHEMA}"
+            ) as conn:
+                conn.execute(f"LISTEN {CHANNEL}")
+                while not stop.is_set():
+                    row = conn.execute("SELECT value FROM generation").fetchone()
+                    generation = int(row[0]) if row else 0
+                    if generation > held():
+                        renew(generation)
+                    for _ in conn.notifies(timeout=poll, stop_after=1):
+                        pass
+        except Exception as exc:  # noqa: BLE001 (any failure: serve on, try again)
+            log.warning(
+                "resin: following %s for new generations failed (%s); retrying in %.0f s",
+                shown_url(url),
+                exc,
+                poll,
+            )
+            stop.wait(poll)

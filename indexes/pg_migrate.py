@@ -16,8 +16,9 @@ from typing import Any
 
 from indexes.graph import EntityGraph
 from indexes.index import Index, IndexMismatchError
+from indexes.pg_catalog import PgCatalog
 from indexes.pg_graph import PgGraph
-from indexes.pg_schema import connect_pool, read_manifest, shown_url, write_manifest
+from indexes.pg_schema import read_manifest, shown_url, write_manifest
 from indexes.stores import ChromaIndex, chroma_client, store_name
 
 COLLECTIONS = ("passages", "units", "entities")
@@ -55,7 +56,8 @@ def migrate_to(source: Index, url: str, chroma_host: str, chroma_port: int) -> C
     """
     if source.config.database:
         raise IndexMismatchError(f"the index at {source.config.where()} is in PostgreSQL already")
-    pool = connect_pool(url)
+    catalog = PgCatalog(url)
+    pool = catalog.pool
     copied: Counter[str] = Counter()
     try:
         if read_manifest(pool) is not None:
@@ -79,14 +81,14 @@ def migrate_to(source: Index, url: str, chroma_host: str, chroma_port: int) -> C
         for collection in COLLECTIONS:
             copied[f"{collection} vectors"] = _copy_vectors(source, target, collection)
         copied.update(_copy_catalog(source, pool))
-        graph = PgGraph(pool, source.config.merge_threshold)
+        graph = PgGraph(catalog, source.config.merge_threshold)
         assert isinstance(source.graph, EntityGraph)  # not in PostgreSQL: checked above
         graph.adopt(source.graph.g.copy())
         graph.save()
         copied["graph nodes"], copied["graph edges"] = graph.node_count(), graph.edge_count()
         write_manifest(pool, manifest)
     finally:
-        pool.close()
+        catalog.close()
     return copied
 
 

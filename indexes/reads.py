@@ -114,12 +114,12 @@ class IndexReads:
 
     # units ----------------------------------------------------------------------------------
     def units(self, unit_ids: Sequence[str]) -> list[ReasoningUnit]:
-        """The stored units among `unit_ids`, in no order."""
+        """The stored units among `unit_ids`, in no order (only those the catalog records)."""
         found = []
         for start in range(0, len(unit_ids), _READ_BATCH):
-            found += [
-                _unit(h) for h in self.vectors.get("units", unit_ids[start : start + _READ_BATCH])
-            ]
+            chunk = unit_ids[start : start + _READ_BATCH]
+            known = self.catalog.known_units(chunk)
+            found += [_unit(h) for h in self.vectors.get("units", [u for u in chunk if u in known])]
         return found
 
     def search_units(
@@ -137,7 +137,10 @@ class IndexReads:
         vector = self.query_vector(query)
         if about is None:
             where = {"kind": {"$in": list(kinds)}} if kinds else None
-            return [(_unit(h), h.score) for h in self.vectors.search("units", vector, k, where)]
+            hits = self.vectors.search("units", vector, k, where)
+            # Chroma is written before the catalog: a batch cut short leaves units no row names
+            known = self.catalog.known_units([h.id for h in hits])
+            return [(_unit(h), h.score) for h in hits if h.id in known]
         kinds = tuple(kinds or ())
         ids = self.catalog.units_with_subject(about, ABOUT_SCAN + 1, kinds)
         if len(ids) > ABOUT_SCAN:  # a common subject: its units among the query's neighbours
@@ -185,6 +188,12 @@ class IndexReads:
                 bm25 = self._bm25[2]
             self._bm25 = (count, now, bm25)
             return bm25
+
+    def rebuild_lexical(self) -> None:
+        """Build BM25 afresh, now: a reloaded generation's, before it serves a request."""
+        self._bm25_lock = threading.Lock()
+        self._bm25 = None
+        self._lexical()
 
     def passage_vectors(self, pids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The stored passages among `pids` and their vectors, through an LRU cache.

@@ -306,6 +306,9 @@ class DictCatalog:
     def with_subject(self, subject_key: str, uids, kinds=()) -> set[str]:
         return set(uids) & set(self.units_with_subject(subject_key, -1, kinds))
 
+    def known_units(self, uids) -> set[str]:
+        return set(uids) & self.unit_rows.keys()
+
     def mentioning(self, name_key: str, limit: int = -1) -> list[str]:
         found = sorted(p for n, p in self.mention_rows if n == name_key)
         return found if limit < 0 else found[:limit]

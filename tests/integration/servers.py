@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
 
 from evals.postgres import free_port
 
-__all__ = ["free_port", "running"]
+__all__ = ["ROOT", "dev_server", "free_port", "running", "tail"]
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextmanager
@@ -41,3 +50,59 @@ def running(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def fake_config(folder: Path) -> Path:
+    """This checkout's langgraph.json, serving the graph with ``fake`` registered, in `folder`."""
+    config = json.loads((ROOT / "langgraph.json").read_text())
+    config["dependencies"] = [str(ROOT)]
+    config["graphs"] = {"resin": "tests.integration.fake_graph:graph"}
+    config["env"] = str(ROOT / config["env"])
+    path = folder / "langgraph.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+@contextmanager
+def dev_server(log_path: Path, cwd: Path, env: dict[str, str] | None = None) -> Iterator[Any]:
+    """`langgraph dev` for this checkout on a free loopback port, started in `cwd` with `env`."""
+    port = free_port()
+    langgraph = str(Path(sys.executable).with_name("langgraph"))
+    cmd = [
+        langgraph,
+        "dev",
+        "--config",
+        str(fake_config(log_path.parent)),
+        "--no-browser",
+        # Other files may change while the tests run: a hot reload would drop the run.
+        "--no-reload",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]
+    with open(log_path, "w") as log, ExitStack() as stack:
+        # The environment and working directory only matter while the process starts.
+        with pytest.MonkeyPatch.context() as mp:
+            mp.chdir(cwd)
+            mp.setenv("LANGGRAPH_CLI_NO_ANALYTICS", "1")
+            mp.setenv("LANGSMITH_TRACING", "false")
+            mp.setenv("HF_HUB_OFFLINE", "1")
+            mp.setenv("ANONYMIZED_TELEMETRY", "False")
+            # `langgraph dev` imports the graph's package from its working directory: from
+            # elsewhere, this checkout's code must come first on the path.
+            mp.setenv("PYTHONPATH", str(ROOT))
+            for key, value in (env or {}).items():
+                mp.setenv(key, value)
+            try:
+                proc = stack.enter_context(
+                    running(cmd, f"http://127.0.0.1:{port}/ok", timeout=120, log=log)
+                )
+            except (RuntimeError, TimeoutError) as exc:
+                log.flush()
+                raise RuntimeError(f"{exc}\n{tail(log_path)}") from exc
+        yield SimpleNamespace(url=f"http://127.0.0.1:{port}", log=log_path, pid=proc.pid)
+
+
+def tail(path: Path, chars: int = 4000) -> str:
+    return path.read_text(errors="replace")[-chars:]

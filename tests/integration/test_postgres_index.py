@@ -189,3 +189,41 @@ def test_a_rebuild_and_a_delete_in_postgres_match_sqlite(
         )
         edges.append([(h, t, a) for h, t, a in index.graph.edges()])
     assert edges[0] == edges[1] and edges[0]
+
+
+def test_a_replica_follows_generations_by_notify_and_by_polling(postgres_url):
+    from indexes.pg_catalog import PgCatalog
+    from indexes.pg_graph import CHANNEL, follow
+
+    catalog = PgCatalog(_database(postgres_url, "follow"))
+    seen: list[int] = []
+    stop = threading.Event()
+    poll = 2.0
+    thread = threading.Thread(
+        target=follow, args=(catalog.url, lambda: max(seen, default=0), seen.append, stop, poll)
+    )
+    thread.start()
+
+    def bump(notify: bool) -> float:
+        with catalog.connection() as conn:
+            (value,) = conn.execute(
+                "UPDATE generation SET value = value + 1 RETURNING value"
+            ).fetchone()
+            if notify:
+                conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, str(value)))
+        started = time.monotonic()
+        while value not in seen:
+            assert time.monotonic() - started < 3 * poll, seen
+            time.sleep(0.05)
+        return time.monotonic() - started
+
+    try:
+        time.sleep(0.5)  # listening
+        assert bump(notify=True) < poll / 2  # woken by the notification, not the poll
+        assert bump(notify=False) < 1.5 * poll  # no notification: the poll finds it
+        assert seen == [1, 2]
+    finally:
+        stop.set()
+        thread.join(3 * poll)
+        catalog.close()
+    assert not thread.is_alive()
