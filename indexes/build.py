@@ -32,7 +32,12 @@ from indexes.index import Index
 from indexes.inflight import ordered_map
 from indexes.mentions import MentionScanner
 from indexes.nlp_extraction import NlpExtractor
-from indexes.store_writes import remove_content, store_passage_vectors, store_units
+from indexes.store_writes import (
+    committed_batch,
+    remove_content,
+    store_passage_vectors,
+    store_units,
+)
 from indexes.units import ReasoningUnit, entity_key, merge_units
 from prompts import EXTRACTION_PROMPT_VERSION
 
@@ -210,7 +215,7 @@ class Builder:
         with self.index.build_lock(self.wait, self.on_wait):
             if self.index.catalog.document(doc_id) is None:
                 return False
-            with self.index.catalog.batch():
+            with committed_batch(self.index):
                 remove_content(self.index, [doc_id], passages=True, scanned=self.mentions.scanned)
                 self.index.catalog.delete_document(doc_id)
             return True
@@ -248,7 +253,7 @@ class Builder:
                     batch, size = [], 0
             if batch:
                 self._run_batch(batch, report, tick, fetched)
-        with self.index.catalog.batch():
+        with committed_batch(self.index):
             self.mentions.scan_new_names()
         report.seconds = time.perf_counter() - started
         return report
@@ -260,8 +265,8 @@ class Builder:
         tick: Callable[[BuildReport], None] | None,
         fetched: Generator[Fetched],
     ) -> None:
-        """One batch of documents, its catalog and graph writes committed together (`batch`)."""
-        with self.index.catalog.batch():
+        """One batch of documents, its catalog and graph writes committed together."""
+        with committed_batch(self.index):
             self._write_batch(batch, report, tick, fetched)
 
     def _write_batch(

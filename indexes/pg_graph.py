@@ -68,7 +68,9 @@ def load_graph(pool: ConnectionPool[Connection[Any]]) -> tuple[int, nx.DiGraph, 
 class PgGraph(EntityGraph):
     """The `GraphStore` of a PostgreSQL index, shared by every machine that opens it."""
 
-    def __init__(self, catalog: PgCatalog, merge_threshold: float = DEFAULT_MERGE_THRESHOLD) -> None:
+    def __init__(
+        self, catalog: PgCatalog, merge_threshold: float = DEFAULT_MERGE_THRESHOLD
+    ) -> None:
         """Load the graph's latest generation from the tables; saves join the catalog's batch."""
         super().__init__(None, merge_threshold)
         self.catalog = catalog

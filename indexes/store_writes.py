@@ -1,19 +1,101 @@
 """The build's writes to the three stores: units in, documents' units and passages out.
 
 Chroma and the graph change first and the graph is saved before the catalog's rows change, so a
-kill in between leaves a record of what to redo. `scanned` is the build's set of names every
-passage was scanned for (`MentionScanner.scanned`).
+kill in between leaves a record of what to redo. In PostgreSQL a batch is one transaction
+(`committed_batch`), and the vectors it removes go only after it commits. `scanned` is the
+build's set of names every passage was scanned for (`MentionScanner.scanned`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
+from indexes.base import Hit, Vector, VectorIndex, Vectors
 from indexes.documents import Passage, content_hash
 from indexes.index import Index
 from indexes.units import ReasoningUnit, entity_key
+
+
+class _DeletesAfterCommit:
+    """The vector store as a PostgreSQL batch sees it: its deletions wait for the commit.
+
+    Until then the last committed generation still names those vectors. Ids the batch writes
+    again (a changed document's unchanged units, a name dropped and re-added) are not deleted.
+    """
+
+    def __init__(self, vectors: VectorIndex) -> None:
+        self.held = vectors
+        self.deleted: defaultdict[str, set[str]] = defaultdict(set)
+        self.written: defaultdict[str, set[str]] = defaultdict(set)
+
+    def apply(self) -> None:
+        """Delete what the committed batch removed."""
+        for collection, ids in self.deleted.items():
+            self.held.delete(collection, sorted(ids - self.written[collection]))
+
+    def upsert(
+        self,
+        collection: str,
+        ids: Sequence[str],
+        vectors: Vectors,
+        texts: Sequence[str],
+        metadatas: Sequence[dict[str, Any]],
+    ) -> None:
+        self.written[collection].update(ids)
+        self.held.upsert(collection, ids, vectors, texts, metadatas)
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        self.deleted[collection].update(ids)
+
+    def search(
+        self, collection: str, vector: Vector, k: int, where: dict[str, Any] | None = None
+    ) -> list[Hit]:
+        return self.held.search(collection, vector, k, where)
+
+    def nearest(self, collection: str, vector: Vector, k: int) -> list[tuple[str, float]]:
+        return self.held.nearest(collection, vector, k)
+
+    def get(self, collection: str, ids: Sequence[str]) -> list[Hit]:
+        return self.held.get(collection, ids)
+
+    def vectors(self, collection: str) -> tuple[list[str], list[list[float]]]:
+        return self.held.vectors(collection)
+
+    def ids(self, collection: str) -> list[str]:
+        return self.held.ids(collection)
+
+    def get_vectors(self, collection: str, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        return self.held.get_vectors(collection, ids)
+
+    def count(self, collection: str) -> int:
+        return self.held.count(collection)
+
+
+@contextmanager
+def committed_batch(index: Index) -> Iterator[None]:
+    """One build batch's writes: in PostgreSQL one transaction, its vector deletions after it.
+
+    A builder killed at any point inside leaves the last committed generation whole; killed
+    between the commit and the deletions, it leaves vectors no row names, which readers skip
+    and `resin index --check --repair` drops. On one machine each write commits on its own.
+    """
+    if not index.config.database:
+        with index.catalog.batch():
+            yield
+        return
+    deferred = _DeletesAfterCommit(index.vectors)
+    index.vectors = deferred
+    try:
+        with index.catalog.batch():
+            yield
+    finally:
+        index.vectors = deferred.held
+    deferred.apply()
 
 
 def remove_content(index: Index, doc_ids: Sequence[str], passages: bool, scanned: set[str]) -> None:

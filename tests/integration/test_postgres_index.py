@@ -227,3 +227,54 @@ def test_a_replica_follows_generations_by_notify_and_by_polling(postgres_url):
         thread.join(3 * poll)
         catalog.close()
     assert not thread.is_alive()
+
+
+def test_a_changed_document_cut_short_keeps_the_committed_generation_whole(
+    tmp_path, postgres_url, chroma_port, monkeypatch
+):
+    """Its old vectors go only after the batch commits: a failed batch leaves every row's vectors."""
+    import shutil
+
+    import indexes.build
+    from indexes.maintenance import snapshot
+
+    docs = tmp_path / "docs"
+    shutil.copytree(SAMPLE_DOCS, docs)
+    sqlite = ["--index", str(tmp_path / "sq")]
+    url = _database(postgres_url, "changed")
+    server = ["--chroma-host", "127.0.0.1", "--chroma-port", str(chroma_port)]
+    pg = ["--database", url, *server, "--index", str(tmp_path / "pg")]
+    for where in (sqlite, pg):
+        assert main(["index", str(docs), "--extract", "nlp", *where]) == 0
+    changed = sorted(docs.iterdir())[0]
+    changed.write_text(changed.read_text() + "\nIts keeper was Ansel Morrow.\n")
+
+    def reopened():
+        close_indexes()
+        return open_index(
+            tmp_path / "pg", database=url, chroma_host="127.0.0.1", chroma_port=chroma_port
+        )
+
+    before = snapshot(reopened())
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # as a kill lands: after the old units were removed, before commit
+
+    with monkeypatch.context() as m:
+        m.setattr(indexes.build, "store_units", killed)
+        with pytest.raises(KeyboardInterrupt):
+            main(["index", str(docs), "--extract", "nlp", *pg])
+    after = snapshot(reopened())
+    assert after["units"] == before["units"] and after["edges"] == before["edges"]
+    assert {uid for uid, *_ in before["units"]} <= set(after["chroma_units"])
+
+    for where in (sqlite, pg):
+        assert main(["index", str(docs), "--extract", "nlp", *where]) == 0
+    close_indexes()
+    expected = snapshot(open_index(tmp_path / "sq"))
+    got = snapshot(reopened())
+    assert got["units"] == expected["units"] != before["units"]
+    assert got["edges"] == expected["edges"]
+    assert got["chroma_units"] == expected["chroma_units"]
+    assert got["chroma_passages"] == expected["chroma_passages"]
+    close_indexes()
