@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from spacy.tokens import Doc
+
 from agent.decompose.names import (
     CONNECTORS,
     DEGENERATE,
@@ -27,7 +29,7 @@ _KIND_WORDS = re.compile(
 _APPOSITIVE = frozenset(
     "city town state village county province region island river country place".split()
 )
-_RELATIVES = ("where", "in which", "that", "which", "who", "whom", "whose")
+_RELATIVES = ("where", "that", "which", "who", "whom", "whose")
 
 
 def strip_kind(words: list[str], start: int) -> int:
@@ -128,6 +130,15 @@ def noun_after_name(words: list[str], plan: Plan) -> list[str] | None:
     return None
 
 
+def _clause_end(doc: Doc, end: int) -> int:
+    """A clause's last token: no final punctuation, but the closing quote of a title it opened."""
+    if doc[end].is_punct and doc[end].text != '"':
+        end -= 1
+    if doc[: end + 1].text.count('"') % 2 and end + 1 < len(doc) and doc[end + 1].text == '"':
+        end += 1
+    return end
+
+
 def _relative(words: list[str], plan: Plan) -> list[str] | None:
     """Replace the first "the N where/that/who CLAUSE" whose clause names a name or #k by its hop.
 
@@ -139,11 +150,11 @@ def _relative(words: list[str], plan: Plan) -> list[str] | None:
         opener = rel.lower_
         if opener not in _RELATIVES or rel.i < 2:
             continue
-        if opener == "which" and doc[rel.i - 1].lower_ == "in":
-            continue  # "in which" is read at "in"
+        if not any(t.pos_ in ("VERB", "AUX") for t in doc[rel.i + 1 :]):
+            continue  # "in which Maryland county?" asks; it opens no clause
         noun = doc[rel.i - 1]
-        if noun.lower_ == "in" and opener == "which":
-            noun = doc[rel.i - 2]
+        if noun.pos_ == "ADP" and noun.lower_ != "of" and opener in ("which", "whom"):
+            noun = doc[rel.i - 2]  # "the league in which …", "the person to whom …"
         if noun.pos_ not in ("NOUN", "PROPN") or not noun.is_lower:
             continue
         start = next((t.i for t in doc[max(0, noun.i - 3) : noun.i] if t.lower_ == "the"), None)
@@ -157,8 +168,7 @@ def _relative(words: list[str], plan: Plan) -> list[str] | None:
             and min(t.i for t in tok.subtree) == clause_start
         ]
         clause_end = max(ends) if ends else len(doc) - 1
-        if doc[clause_end].is_punct:
-            clause_end -= 1
+        clause_end = _clause_end(doc, clause_end)
         clause = doc[clause_start : clause_end + 1].text.split()
         named = [j for j, w in enumerate(clause) if is_name_word(w)]
         if not named:
@@ -183,19 +193,63 @@ def _relative(words: list[str], plan: Plan) -> list[str] | None:
     return None
 
 
+def _contact(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace "the N NAME VERB …", a relative clause with no relative word, by its hop.
+
+    "the city CKIS-FM serves", "the country the U.S. fought during X": a lower-case noun after
+    "the", then a name (or #k) that is the subject of the verb right after it. The clause ends
+    where the verb's parse subtree ends.
+    """
+    doc = load_pipeline()(" ".join(words))
+    for noun in doc[1:-2]:
+        if noun.pos_ != "NOUN" or not noun.is_lower:
+            continue
+        start = next((t.i for t in doc[max(0, noun.i - 3) : noun.i] if t.lower_ == "the"), None)
+        if start is None:
+            continue
+        at = noun.i + 1 + (doc[noun.i + 1].lower_ == "the")
+        if at == noun.i + 1 and (
+            noun.lower_ in _APPOSITIVE or _KIND_WORDS.match(f"{noun.lower_} ")
+        ):
+            continue  # "the movie Hush was born …": the name is the noun's, not a clause's subject
+        if at >= len(doc) or not (
+            is_name_word(doc[at].text) or PLACEHOLDER.fullmatch(doc[at].text)
+        ):
+            continue
+        first = next((t for t in doc[at + 1 :] if not is_name_word(t.text)), None)
+        if first is None or first.pos_ not in ("VERB", "AUX"):
+            continue
+        verb = first.head if first.dep_ in ("aux", "auxpass") else first  # "was given"
+        if not any(c.dep_ in ("nsubj", "nsubjpass") and c.i >= at for c in verb.children):
+            continue
+        end = _clause_end(doc, max(t.i for t in verb.subtree))
+        if start <= 2 and end >= len(doc) - 2:
+            continue  # "When was the last time #1 beat #2?": the clause is the question
+        kind = relation_type(noun.lower_)
+        ref = plan.add(
+            f"{'Who' if kind == 'person' else 'What'} is {doc[start : end + 1].text}?",
+            doc[at : first.i].text,
+            doc[first.i : end + 1].text,
+            kind,
+        )
+        return [*doc[:start].text.split(), ref, *doc[end + 1 :].text.split()]
+    return None
+
+
 def _in_placeholder(words: list[str], plan: Plan) -> list[str] | None:
     """Replace "the [ADJ] NOUN in/of #k" inside a longer question ("the majority party in #1")."""
     for i, word in enumerate(words):
         if not PLACEHOLDER.fullmatch(word) or i < 3 or words[i - 1] not in ("in", "of", "from"):
             continue
         start = next((j for j in range(i - 2, max(-1, i - 6), -1) if words[j] == "the"), None)
-        inside = start is not None and start > 1 and words[start - 1] == "of"
-        if (
-            start is None
-            or i == len(words) - 1
-            and not (inside and words[start - 2] not in ("name", "title"))
-        ):
-            continue  # at the question's end, unless inside "the X of …", it is what is asked
+        if start is None:
+            continue
+        inside = start > 1 and words[start - 1] == "of"
+        named = inside and words[start - 2] in ("name", "title")  # "the name of the X of #1"
+        if i == len(words) - 1 and (named or start <= 2 and not inside):
+            # "What is the X in #1": at the end of a question that asks for it, it is what is
+            # asked; after another verb's object ("Who won the race in the city in #1") it is not
+            continue
         phrase = words[start + 1 : i - 1]
         if not phrase or not all(re.fullmatch(r"[a-z][a-z-]*", w) for w in phrase):
             continue
@@ -238,6 +292,7 @@ def chain(question: str, plan: Plan) -> bool:
             or noun_after_name(words, plan)
             or prep_description(words, plan)
             or _relative(words, plan)
+            or _contact(words, plan)
             or _in_placeholder(words, plan)
         )
         if nxt is None or len(plan.hops) > MAX_PARSED_HOPS:

@@ -79,7 +79,9 @@ def check_model(spec: str) -> None:
     import urllib.request
 
     try:
-        with urllib.request.urlopen(f"{parsed.base_url.rstrip('/')}/models", timeout=_PROBE_TIMEOUT):
+        with urllib.request.urlopen(
+            f"{parsed.base_url.rstrip('/')}/models", timeout=_PROBE_TIMEOUT
+        ):
             pass
     except urllib.error.HTTPError:
         pass  # it answered

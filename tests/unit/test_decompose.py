@@ -49,6 +49,24 @@ def test_possessive_and_relative_clause_chains():
     assert spouse[0].question == "Who is the performer of Still?"
 
 
+def test_clauses_after_a_preposition_or_with_no_relative_word_are_hops():
+    league = decompose("Who founded the league in which Orlen City won titles in 1950?")
+    assert [h.question for h in league] == [
+        "What is the league in which Orlen City won titles in 1950?",
+        "Who founded #1?",
+    ]
+    assert league[0].subject == "Orlen City" and league[1].depends_on == [1]
+    company = decompose("Where is the headquarters of the company Orla Venn works for?")
+    assert company[0].question == "What is the company Orla Venn works for?"
+    assert company[0].subject == "Orla Venn" and company[0].relation == "works for"
+    assert company[1].subject == "#1"
+
+
+def test_which_that_asks_and_a_clause_that_is_the_question_make_no_hop():
+    assert decompose("The Orlen Park lies in which Dabney county?") == []
+    assert decompose("When was the last time Orlen City beat Dabney Town?") == []
+
+
 def test_comparison_gives_a_date_hop_per_option_and_a_computed_step():
     hops = decompose("Which film came out first, The Gentle Gunman or A Maori Maid'S Love?")
     assert [h.answer_type for h in hops[:2]] == ["date", "date"]
