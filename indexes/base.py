@@ -319,8 +319,11 @@ class GraphStore(Protocol):
         """Up to `n` other nodes heading a causal edge whose names are within `tau` of `node`'s."""
 
     # writes
-    def load_vectors(self, keys: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
+    def load_vectors(self, keys: Sequence[str], vectors: Vectors) -> None:
         """Give the graph the name vectors it clusters against (keyed by entity key)."""
+
+    def name_vectors(self) -> tuple[list[str], np.ndarray]:
+        """The entity keys that have a vector, and those vectors (one row each)."""
 
     def unknown_keys(self, names: Iterable[str]) -> list[str]:
         """Entity keys among `names` that no node holds yet."""

@@ -19,7 +19,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from indexes.base import Direction, Step, Way
+from indexes.base import Direction, Step, Vectors, Way
 from indexes.documents import content_hash
 from indexes.units import ReasoningUnit, entity_key
 
@@ -98,7 +98,7 @@ class EntityGraph:
         self.g, self._by_key = g, by_key
 
     # clustering -----------------------------------------------------------------------------
-    def load_vectors(self, keys: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
+    def load_vectors(self, keys: Sequence[str], vectors: Vectors) -> None:
         """Give the graph the name vectors it clusters against (keyed by entity key)."""
         pairs = [(k, v) for k, v in zip(keys, vectors, strict=True) if k in self._by_key]
         self._vec_ids, self._row, self._node_row = [], {}, {}
@@ -107,6 +107,10 @@ class EntityGraph:
             self._append_vectors(
                 [k for k, _ in pairs], np.asarray([v for _, v in pairs], np.float32)
             )
+
+    def name_vectors(self) -> tuple[list[str], np.ndarray]:
+        """The entity keys that have a vector, and those vectors (one row each)."""
+        return list(self._vec_ids), self._vecs[: len(self._vec_ids)]
 
     def unknown_keys(self, names: Iterable[str]) -> list[str]:
         """Entity keys among `names` that no node holds yet (these need vectors to cluster)."""

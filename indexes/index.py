@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from indexes.base import CatalogStore, GraphStore
 from indexes.catalog import Catalog
 from indexes.documents import DEFAULT_PASSAGE_CHARS
@@ -165,6 +167,27 @@ class Index(IndexReads):
         by_id = dict(zip(ids, vecs, strict=True))
         self.graph.load_vectors(keys, [by_id[i] for i in ids])
 
+    def _reload_entity_vectors(self, held: GraphStore) -> None:
+        """As `_load_entity_vectors`, reading from Chroma only the names `held` has no vector for.
+
+        Most of a reload's time was every name's vector read again over the network.
+        """
+        from indexes.store_writes import entity_id
+
+        keys, vectors = held.name_vectors()
+        row = {entity_id(k): i for i, k in enumerate(keys)}
+        stored = self.vectors.ids("entities")
+        new_ids, new_vectors = self.vectors.get_vectors(
+            "entities", [i for i in stored if i not in row]
+        )
+        new_keys = {h.id: h.metadata.get("key", "") for h in self.vectors.get("entities", new_ids)}
+        kept = [row[i] for i in stored if i in row]
+        parts = ([vectors[kept]] if kept else []) + ([new_vectors] if new_ids else [])
+        self.graph.load_vectors(
+            [keys[r] for r in kept] + [new_keys[i] for i in new_ids],
+            np.concatenate(parts) if parts else np.zeros((0, 0), np.float32),
+        )
+
     @property
     def generation(self) -> int:
         """The database generation this index holds: its own builds' saves advance it too."""
@@ -181,7 +204,7 @@ class Index(IndexReads):
 
         fresh = copy.copy(self)
         fresh.graph = PgGraph(self._pg, self.config.merge_threshold)
-        fresh._load_entity_vectors()
+        fresh._reload_entity_vectors(self.graph)
         fresh.rebuild_lexical()
         return fresh
 

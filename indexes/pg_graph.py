@@ -167,6 +167,8 @@ def follow(
                     for _ in conn.notifies(timeout=poll, stop_after=1):
                         pass
         except Exception as exc:  # noqa: BLE001 (any failure: serve on, try again)
+            if stop.is_set():
+                return  # closed while it waited: the server going away is no failure
             log.warning(
                 "resin: following %s for new generations failed (%s); retrying in %.0f s",
                 shown_url(url),
