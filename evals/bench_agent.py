@@ -76,9 +76,7 @@ def open_bench_index(path: Path, vectors: str) -> tuple[Index, Context]:
 
 def build_index(index: Index, passages: int) -> None:
     """Build the fake-extracted index once; a rerun over the same corpus is a no-op."""
-    Builder(index, fakes().rule_based(record=False), batch_passages=256).run(
-        corpus(passages)
-    )
+    Builder(index, fakes().rule_based(record=False), batch_passages=256).run(corpus(passages))
 
 
 def questions(n: int, passages: int, seed: int = 1) -> list[str]:

@@ -22,11 +22,9 @@ The server form needs the loopback llama.cpp server with the embedded GGUF runni
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +34,7 @@ from agent.llm import ANSWER_MODES, DEFAULT_CHAT_SPEC, make_chat_model
 from agent.trace import StageClock
 from evals import metrics
 from evals.data import Question, load_dataset
+from evals.report import machine_settings, publish
 from indexes.build import Builder, extractors
 from indexes.index import open_index
 from indexes.nlp_extraction import load_pipeline
@@ -176,16 +175,10 @@ def main() -> None:
             if args.model.startswith("openai:")
             else f", RESIN_LLAMA_THREADS={os.environ.get('RESIN_LLAMA_THREADS', 'all cores')}"
         ),
-        "load average (1 min)": f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
-        f"({os.cpu_count()} cores)",
-        "date": time.strftime("%Y-%m-%d %H:%M"),
+        **machine_settings(load_before),
     }
     report = table(rows, settings)
-    print(report)
-    if args.out:
-        args.out.write_text(report + "\n", encoding="utf-8")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    publish(report, rows, args.out, args.json)
 
 
 if __name__ == "__main__":

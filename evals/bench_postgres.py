@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.postgres import free_port, postgres
+from evals.report import machine_settings, publish
 
 CORPORA = ("sample", "hotpot")
 BACKENDS = ("sqlite", "postgres")
@@ -471,16 +472,10 @@ def main() -> None:
         "before the clock starts; queries: the `fake` model for every step, one warm-up question "
         "first",
         "servers": "PostgreSQL (evals.postgres, fsync off) and `chroma run` on loopback, same cores",
-        "load average (1 min)": f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
-        f"({os.cpu_count()} cores)",
-        "date": time.strftime("%Y-%m-%d %H:%M"),
+        **machine_settings(load_before),
     }
     text = report(results, settings)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n", encoding="utf-8")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    publish(text, results, args.out, args.json)
 
 
 if __name__ == "__main__":

@@ -63,9 +63,7 @@ def _index_args(corpus: Path, index: Path, model_args: Sequence[str]) -> list[st
 _PROGRESS = re.compile(rb" (\d+)/(\d+) \[")
 
 
-def crash_trial(
-    corpus: Path, index: Path, kill_at: float, model_args: Sequence[str] = NLP
-) -> bool:
+def crash_trial(corpus: Path, index: Path, kill_at: float, model_args: Sequence[str] = NLP) -> bool:
     """Start a build, SIGKILL it once `kill_at` of its passages are done; True if killed mid-build.
 
     The kill is timed from the build's own progress bar (on stderr, redrawn every passage), so it

@@ -6,6 +6,9 @@ into the figures of results.json, the table of summary.md and plot.png.
 
 from __future__ import annotations
 
+import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -225,3 +228,21 @@ def plot(report: dict[str, Any], data: Dataset, path: Path) -> None:
 
 
 # --- the run ------------------------------------------------------------------------------------
+
+
+def machine_settings(load_before: float) -> dict[str, str]:
+    """A benchmark's last settings: the load it ran under (2 cores are easily shared) and when."""
+    return {
+        "load average (1 min)": f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
+        f"({os.cpu_count()} cores)",
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+    }
+
+
+def publish(text: str, figures: Any, out: Path | None, json_path: Path | None) -> None:
+    """Print a benchmark's report, and write it and its raw figures where they were asked for."""
+    print(text)
+    if out:
+        out.write_text(text + "\n", encoding="utf-8")
+    if json_path:
+        json_path.write_text(json.dumps(figures, indent=2), encoding="utf-8")
