@@ -258,10 +258,12 @@ def read_hop(
     passages: Sequence[Passage],
     own: set[str],
     units: Sequence[ReasoningUnit] = (),
+    not_answers: Sequence[str] = (),
 ) -> list[HopAnswer]:
     """The hop's candidate answers, best first, each with the features it was ranked by.
 
-    `passages` are in retrieval order; `own` holds the ids of the subject's own passages.
+    `passages` are in retrieval order; `own` holds the ids of the subject's own passages;
+    `not_answers` are names this hop may not answer with (what the hops before it asked about).
     """
     allowed = labels_for(answer_type, relation)
     rel_words = relation_words(relation)
@@ -269,6 +271,7 @@ def read_hop(
     asked_norm = f" {normalize(question)} "
     head = answer_head(question)
     subject_key = entity_key(subject)
+    excluded = {entity_key(n) for n in not_answers} - {""}
     by_unit = unit_answers(units, subject, relation)
     best: dict[str, HopAnswer] = {}
     sentences_of: dict[str, set[str]] = {}
@@ -289,7 +292,7 @@ def read_hop(
                 key = normalize(text)
                 if not fit or not key or key == subject_key or key in subject_key.split():
                     continue
-                if f" {key} " in asked_norm:
+                if f" {key} " in asked_norm or key in excluded:
                     continue  # the question's own words are no answer
                 sentences_of.setdefault(key, set()).add(sentence.id)
                 features = {

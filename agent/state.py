@@ -81,6 +81,7 @@ class HopResult(BaseModel):
     hop: int
     query: str
     status: Literal["resolved", "unresolved"]
+    subject: str = Field(default="", description="the entity the hop asked about, filled in")
     bridge: str = ""
     units: int = 0
     passages: int = 0

@@ -85,8 +85,18 @@ def read(
         if where is not None:
             reading.answers = [HopAnswer(verdict, where[0].id, where[1].id, 1.0, "polarity")]
         return reading
+    # what the hops before it asked about is no answer to this one ("Where was #1 born?" after
+    # "Who designed the Orrin Dam?" is never the Orrin Dam)
+    asked_before = [results[d].subject for d in hop.depends_on if d in results]
     reading.answers = read_hop(
-        query, subject, relation, answer_type, passages, own_ids, [u.unit for u in units]
+        query,
+        subject,
+        relation,
+        answer_type,
+        passages,
+        own_ids,
+        [u.unit for u in units],
+        not_answers=asked_before,
     )
     return reading
 
@@ -123,6 +133,7 @@ def resolve_typed(
         hop=hop.id,
         query=reading.query,
         status="resolved" if answer else "unresolved",
+        subject=reading.subject,
         bridge=answer.text if answer else "",
         units=len(reading.units),
         passages=len(reading.passages),

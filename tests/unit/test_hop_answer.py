@@ -63,6 +63,22 @@ def test_a_parent_hop_reads_the_parent_its_frame_names(relation, answer):
     assert found[0].features["kin"] == 1.0
 
 
+def test_what_the_hop_before_asked_about_is_no_answer():
+    own = _passage(
+        "Hessel Brand",
+        "The Varrow Dam was designed by Hessel Brand.",
+        "Hessel Brand was born in the port of Quillen in 1868.",
+    )
+    question = "Where was Hessel Brand born?"
+    found = read_hop(question, "Hessel Brand", "born", "place", [own], {own.id})
+    assert "Varrow Dam" in [a.text for a in found]
+    after = read_hop(
+        question, "Hessel Brand", "born", "place", [own], {own.id}, not_answers=["the Varrow Dam"]
+    )
+    assert after and "Varrow Dam" not in [a.text for a in after]
+    assert after[0].text.endswith("Quillen")
+
+
 def test_below_the_fitted_threshold_a_hop_has_no_answer():
     threshold = ranking().threshold
     sure = HopAnswer("A", "p", "p::0", score=threshold + 0.001)
