@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,12 +160,15 @@ class Index(IndexReads):
         self._load_entity_vectors()
         self._fill_unit_subjects()
 
+    def _entity_keys(self, ids: Sequence[str]) -> dict[str, str]:
+        """The entity key of each name vector among `ids` (`get` returns records in no order)."""
+        return {h.id: h.metadata.get("key", "") for h in self.vectors.get("entities", ids)}
+
     def _load_entity_vectors(self) -> None:
         """Hand the graph every entity name's vector, for name resolution and `search_entities`."""
         ids, vecs = self.vectors.vectors("entities")
-        keys = [h.metadata.get("key", "") for h in self.vectors.get("entities", ids)] if ids else []
-        by_id = dict(zip(ids, vecs, strict=True))
-        self.graph.load_vectors(keys, [by_id[i] for i in ids])
+        key_of = self._entity_keys(ids)
+        self.graph.load_vectors([key_of.get(i, "") for i in ids], vecs)
 
     def _reload_entity_vectors(self, held: GraphStore) -> None:
         """As `_load_entity_vectors`, reading from Chroma only the names `held` has no vector for.
@@ -180,11 +183,11 @@ class Index(IndexReads):
         new_ids, new_vectors = self.vectors.get_vectors(
             "entities", [i for i in stored if i not in row]
         )
-        new_keys = {h.id: h.metadata.get("key", "") for h in self.vectors.get("entities", new_ids)}
+        new_keys = self._entity_keys(new_ids)
         kept = [row[i] for i in stored if i in row]
         parts = ([vectors[kept]] if kept else []) + ([new_vectors] if new_ids else [])
         self.graph.load_vectors(
-            [keys[r] for r in kept] + [new_keys[i] for i in new_ids],
+            [keys[r] for r in kept] + [new_keys.get(i, "") for i in new_ids],
             np.concatenate(parts) if parts else np.zeros((0, 0), np.float32),
         )
 
