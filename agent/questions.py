@@ -63,6 +63,11 @@ _EXPECTED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
             PLACES,
         ),
         (
+            r"\b(?:what|which) (?:\w+ )?(?:arena|stadium|venue|hall|theat(?:er|re)|museum|airport|"
+            r"hotel|casino|castle|church|cathedral|bridge|building|base|park)s?\b",
+            PLACES | frozenset({"ORG"}),
+        ),
+        (
             r"\b(?:what|which) (?:\w+ ){0,2}(?:company|organi[sz]ation|band|team|group|university|school|"
             r"club|party|agency|firm|label|station)\b",
             frozenset({"ORG", "FAC"}),
@@ -255,6 +260,49 @@ def answer_head(question: str) -> str:
     return words[-1][:5] if words and words[-1] not in _AUXILIARIES else ""
 
 
+# Entity labels that name no thing a passage must be about: "American", "1990", "first".
+_NOT_NAMES = frozenset("NORP DATE TIME CARDINAL ORDINAL QUANTITY PERCENT MONEY LANGUAGE".split())
+
+
+_TRIMMED = frozenset("the a an and or of for".split())
+
+
+def question_names(doc: Doc, options: Sequence[str]) -> list[str]:
+    """The named things a question is about: its options, quoted titles and entity names.
+
+    An entity that runs over an option ("A or B" read as one name) gives way to the options.
+    A lower-case entity is the parser's guess, not a name the asker wrote.
+    """
+    named = [o for o in options if o[:1].isupper() or o[:1].isdigit()]  # not "sang or played"
+    names = [*named, *re.findall(r'"([^"]{2,})"', doc.text)]
+    given = [f" {normalize(n)} " for n in names]
+    for ent in doc.ents:
+        if ent.label_ in _NOT_NAMES:
+            continue
+        for part in re.split(r"\s+or\s+", ent.text):
+            words = part.strip(" ,").split()
+            while words and words[0].lower() in _OPENERS | _TRIMMED:
+                words = words[1:]  # "Are Rovin' Tumbleweeds …": the parser took the verb in
+            while words and words[-1].lower() in _TRIMMED:
+                words = words[:-1]
+            text = " ".join(words)
+            key = f" {normalize(text)} "
+            if not text[:1].isupper() and not text[:1].isdigit() or not key.strip():
+                continue
+            if not any(key in g or g in key for g in given):
+                names.append(text)
+    return list(dict.fromkeys(n for n in names if normalize(n)))
+
+
+def names_written(name: str, texts: Sequence[str]) -> bool:
+    """Do the normalized, spaced texts write the name, or each part of an "A and B" it joined?"""
+    parts = [normalize(p) for p in re.split(r"\s+and\s+|,\s+", name)]
+    return any(
+        all(any(f" {p} " in t for t in texts) for p in group if p)
+        for group in ([normalize(name)], parts)
+    )
+
+
 class ParsedToken(BaseModel):
     """One token of a question's parse, as plain values a checkpoint can hold."""
 
@@ -330,6 +378,11 @@ class Question(BaseModel):
     def pair(self) -> list[str]:
         """The two alternatives the question names ("Which is older, X or Y?"), or []."""
         return question_options(self.stem)
+
+    @cached_property
+    def names(self) -> list[str]:
+        """The named things the question is about (`question_names`): a passage must name each."""
+        return question_names(self.doc, self.pair)
 
     @cached_property
     def yes_no(self) -> bool:

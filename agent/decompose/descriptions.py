@@ -30,6 +30,7 @@ _APPOSITIVE = frozenset(
     "city town state village county province region island river country place".split()
 )
 _RELATIVES = ("where", "that", "which", "who", "whom", "whose")
+_WH_OPENERS = frozenset("in at on what which when where how".split())
 
 
 def strip_kind(words: list[str], start: int) -> int:
@@ -139,6 +140,20 @@ def _clause_end(doc: Doc, end: int) -> int:
     return end
 
 
+def _main_participle(doc: Doc, start: int, clause_start: int, clause_end: int) -> bool:
+    """Is the clause's last word the participle of a "was …" question around it?
+
+    "In what year was the university where X was a professor founded?": a question that opens
+    with a bare "was" before the noun needs a participle of its own, and the small parser hangs
+    it on the clause's last noun.
+    """
+    last = doc[clause_end]
+    if last.tag_ != "VBN" or clause_end - clause_start < 3 or clause_end < len(doc) - 2:
+        return False
+    before = doc[:start]  # "When was", "In what year was": the question word, then "was"
+    return 1 < len(before) <= 4 and before[-1].lemma_ == "be" and before[0].lower_ in _WH_OPENERS
+
+
 def _relative(words: list[str], plan: Plan) -> list[str] | None:
     """Replace the first "the N where/that/who CLAUSE" whose clause names a name or #k by its hop.
 
@@ -167,8 +182,9 @@ def _relative(words: list[str], plan: Plan) -> list[str] | None:
             if tok.dep_ in ("relcl", "acl", "advcl", "ccomp")
             and min(t.i for t in tok.subtree) == clause_start
         ]
-        clause_end = max(ends) if ends else len(doc) - 1
-        clause_end = _clause_end(doc, clause_end)
+        clause_end = _clause_end(doc, max(ends) if ends else len(doc) - 1)
+        if _main_participle(doc, start, clause_start, clause_end):
+            clause_end -= 1  # "when was the N where X taught founded?": "founded" is the question's
         clause = doc[clause_start : clause_end + 1].text.split()
         named = [j for j, w in enumerate(clause) if is_name_word(w)]
         if not named:

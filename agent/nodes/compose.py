@@ -9,16 +9,18 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from agent.answering import answer_from_passages, resolve_mode
+from agent.answering import NOT_FOUND, Answer, answer_from_passages, resolve_mode
 from agent.candidates import AnswerEvidence
 from agent.context import Context
 from agent.hop_compute import answer_from_hops
 from agent.llm import make_chat_model
 from agent.nodes.common import usage_row
+from agent.questions import Question, names_written
 from agent.resources import context_of, get_index
 from agent.state import Evidence, State
 from indexes.documents import Passage
 from indexes.index import Index
+from indexes.units import normalize
 from tools.retrieval import Chain, units_by_id
 
 # Without the compose model's tokenizer at hand, ~4 characters per token is the usual estimate.
@@ -67,6 +69,12 @@ def _story(index: Index, chain: Chain) -> list[str]:
     return list(dict.fromkeys(s for u in first if u in units for s in units[u].sentence_ids))
 
 
+def unnamed_in(question: Question, passages: list[Passage]) -> list[str]:
+    """The names the question is about that none of the passages writes (title or text)."""
+    texts = [f" {normalize(p.title)} {normalize(p.text)} " for p in passages]
+    return [n for n in question.names if not names_written(n, texts)]
+
+
 def call_figures(reply: BaseMessage | None) -> dict[str, Any]:
     """The answering call's seconds in llama.cpp and prompt tokens read from its prompt cache.
 
@@ -107,7 +115,11 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     bridges = [r.bridge for r in results.values() if r.bridge]
     source = state.get("plan_source", "structural")
     answer = None
-    if source == "parsed" or source == "model" and mode == "ranked":
+    unnamed = unnamed_in(state["read"], held)
+    if unnamed:  # the documents found are about something else: nothing to answer from
+        note = f"no passage found names {' or '.join(repr(n) for n in unnamed)}"
+        answer = Answer(NOT_FOUND, False, mode=mode, notes=[note])
+    elif source == "parsed" or source == "model" and mode == "ranked":
         # every hop asked its own question: the last hop's answer, its sentences cited in order
         answer = answer_from_hops(state.get("plan") or [], results, held)
         if not answer.found and (mode == "free" or any(r.answer for r in results.values())):

@@ -239,6 +239,12 @@ def test_an_answer_outside_the_choices_is_not_found_never_the_models_claim(sampl
     assert state["notes"]
 
 
+def test_a_question_about_a_name_no_passage_writes_is_not_found(sample_index):
+    state, _ = run(sample_index, scripted(), question="Who designed the Brightwater Dam?")
+    assert state["answer"] == "I could not find this in the documents." and not state["sources"]
+    assert "no passage found names 'Brightwater Dam'" in state["notes"]
+
+
 def test_messages_in_messages_out_and_progress_events(sample_index):
     graph, ctx = compiled(sample_index, scripted())
     config = {"configurable": {"thread_id": "chat"}}

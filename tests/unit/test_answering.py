@@ -21,6 +21,7 @@ from agent.questions import (
     expected_labels,
     is_yes_no,
     listed_options,
+    names_written,
     question_options,
     with_options,
 )
@@ -412,3 +413,31 @@ def test_a_units_answer_may_share_a_word_with_the_question():
     question = "Who built the Kessen Weir?"
     assert "Tomas Kessen" not in [c.text for c in ranked(question, weir)]
     assert ranked(question, weir, units=[built])[0].text == "Tomas Kessen"
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        (
+            "Which film came out first, The Long Dusk or Harbor Lights?",
+            ["The Long Dusk", "Harbor Lights"],
+        ),
+        ("Are Rovin' Rivers and Cold Harbor (1938 Film) from the same country?", None),
+        ('Who wrote "Salt Ledger" and where was Orla Venn born?', ["Salt Ledger", "Orla Venn"]),
+        ("What nationality was the director born in 1990?", []),
+    ],
+)
+def test_the_names_a_question_is_about(question, names):
+    found = Question.read(question).names
+    if names is None:  # the parser may join "A and B (1938 Film)" into one name: either way
+        texts = [" rovin rivers is a film ", " cold harbor 1938 film is a film "]
+        assert found and all(names_written(n, texts) for n in found)
+    else:
+        assert found == names
+
+
+def test_a_name_is_written_whole_or_each_part_somewhere():
+    assert names_written("Lock, Stock", [" lock stock and two smoking barrels "])
+    assert names_written("Rovin Rivers and Cold Harbor", [" rovin rivers ", " cold harbor "])
+    assert not names_written("Rovin Rivers and Cold Harbor", [" rovin rivers "])
+    assert not names_written("Lindmoor", [" caldmere is older than lindmo "])

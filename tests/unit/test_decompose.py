@@ -62,6 +62,25 @@ def test_clauses_after_a_preposition_or_with_no_relative_word_are_hops():
     assert company[1].subject == "#1"
 
 
+def test_the_participle_after_a_clause_belongs_to_the_question():
+    hops = decompose("In what year was the college where Orla Venn was a lecturer founded?")
+    assert [h.question for h in hops] == [
+        "What is the college where Orla Venn was a lecturer?",
+        "In what year was #1 founded?",
+    ]
+    assert hops[1].answer_type == "date"
+    # the clause's own verb stays in it where the question has a verb of its own
+    team = decompose("Who was the coach of the team that Orla Venn founded?")
+    assert team[0].question == "What is the team that Orla Venn founded?"
+
+
+def test_a_civic_office_is_a_relation():
+    hops = decompose("Who was the first mayor of Dabney Town?")
+    assert [(h.question, h.answer_type) for h in hops] == [
+        ("Who is the first mayor of Dabney Town?", "person")
+    ]
+
+
 def test_which_that_asks_and_a_clause_that_is_the_question_make_no_hop():
     assert decompose("The Orlen Park lies in which Dabney county?") == []
     assert decompose("When was the last time Orlen City beat Dabney Town?") == []
