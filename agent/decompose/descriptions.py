@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 from agent.decompose.names import (
     CONNECTORS,
@@ -209,6 +209,12 @@ def _relative(words: list[str], plan: Plan) -> list[str] | None:
     return None
 
 
+def _in_name(token: Token) -> bool:
+    """A word of a name, or the hyphen inside one ("CKIS-FM" is three tokens)."""
+    joined = token.i > 0 and not token.nbor(-1).whitespace_ and not token.whitespace_
+    return is_name_word(token.text) or token.text in ("-", "–") and joined
+
+
 def _contact(words: list[str], plan: Plan) -> list[str] | None:
     """Replace "the N NAME VERB …", a relative clause with no relative word, by its hop.
 
@@ -224,15 +230,13 @@ def _contact(words: list[str], plan: Plan) -> list[str] | None:
         if start is None:
             continue
         at = noun.i + 1 + (doc[noun.i + 1].lower_ == "the")
-        if at == noun.i + 1 and (
-            noun.lower_ in _APPOSITIVE or _KIND_WORDS.match(f"{noun.lower_} ")
-        ):
+        if at == noun.i + 1 and _KIND_WORDS.match(f"{noun.lower_} "):
             continue  # "the movie Hush was born …": the name is the noun's, not a clause's subject
         if at >= len(doc) or not (
             is_name_word(doc[at].text) or PLACEHOLDER.fullmatch(doc[at].text)
         ):
             continue
-        first = next((t for t in doc[at + 1 :] if not is_name_word(t.text)), None)
+        first = next((t for t in doc[at + 1 :] if not _in_name(t)), None)
         if first is None or first.pos_ not in ("VERB", "AUX"):
             continue
         verb = first.head if first.dep_ in ("aux", "auxpass") else first  # "was given"

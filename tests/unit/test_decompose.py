@@ -83,6 +83,12 @@ def test_a_civic_office_is_a_relation():
 
 def test_which_that_asks_and_a_clause_that_is_the_question_make_no_hop():
     assert decompose("The Orlen Park lies in which Dabney county?") == []
+    # a name joined by a hyphen is one name: the clause after it is still read
+    radio = decompose("From where do buses leave the city KORV-FM serves?")
+    assert [h.question for h in radio] == [
+        "What is the city KORV-FM serves?",
+        "From where do buses leave #1?",
+    ]
     assert decompose("When was the last time Orlen City beat Dabney Town?") == []
 
 
