@@ -85,9 +85,11 @@ def of_description(words: list[str], plan: Plan) -> list[str] | None:
                 continue
             begin = start - 1 if start > 0 and words[start - 1] in ("the", "a", "an") else start
             name = " ".join(words[name_at:end])
+            comma = name.endswith(",")  # "the owner of Scion, and Nissan": the list goes on
+            name = name.rstrip(",")
             name = name[:-2] if name.endswith(("'s", "'S", "’s")) else name
             ref = plan.relation_hop(relation, name)
-            tail = ["'s"] if words[end - 1].endswith(("'s", "'S", "’s")) else []
+            tail = ["'s"] if words[end - 1].endswith(("'s", "'S", "’s")) else [","] * comma
             return words[:begin] + [ref + "".join(tail)] + words[end:]
     return None
 
@@ -140,18 +142,24 @@ def _clause_end(doc: Doc, end: int) -> int:
     return end
 
 
-def _main_participle(doc: Doc, start: int, clause_start: int, clause_end: int) -> bool:
-    """Is the clause's last word the participle of a "was …" question around it?
+def _main_participle(doc: Doc, start: int, clause_start: int, clause_end: int) -> int:
+    """Where the question's own participle phrase starts inside the clause, or 0 (none).
 
-    "In what year was the university where X was a professor founded?": a question that opens
-    with a bare "was" before the noun needs a participle of its own, and the small parser hangs
-    it on the clause's last noun.
+    "In what year was the university where X was a professor founded?", "When was the star who
+    left the team signed by Barcelona?": a question that opens with a bare "was" before the noun
+    needs a participle of its own, and the small parser hangs it inside the clause. It is the
+    clause's last participle phrase, not the clause's own verb ("that was designed by X").
     """
-    last = doc[clause_end]
-    if last.tag_ != "VBN" or clause_end - clause_start < 3 or clause_end < len(doc) - 2:
-        return False
-    before = doc[:start]  # "When was", "In what year was": the question word, then "was"
-    return 1 < len(before) <= 4 and before[-1].lemma_ == "be" and before[0].lower_ in _WH_OPENERS
+    # "When was", "In what year was", "What county is": the question word, then a bare "was"
+    be = next((t.i for t in doc[1 : min(start, 4)] if t.lemma_ == "be"), None)
+    if be is None or doc[0].lower_ not in _WH_OPENERS or doc[be + 1].pos_ == "VERB":
+        return 0
+    for token in doc[clause_start + 3 : clause_end + 1]:
+        if token.tag_ != "VBN" or token.dep_ == "relcl" or token.nbor(-1).pos_ in ("AUX", "PART"):
+            continue
+        if max(t.i for t in token.subtree) >= clause_end and clause_end >= len(doc) - 2:
+            return token.i
+    return 0
 
 
 def _relative(words: list[str], plan: Plan) -> list[str] | None:
@@ -183,8 +191,9 @@ def _relative(words: list[str], plan: Plan) -> list[str] | None:
             and min(t.i for t in tok.subtree) == clause_start
         ]
         clause_end = _clause_end(doc, max(ends) if ends else len(doc) - 1)
-        if _main_participle(doc, start, clause_start, clause_end):
-            clause_end -= 1  # "when was the N where X taught founded?": "founded" is the question's
+        own = _main_participle(doc, start, clause_start, clause_end)
+        if own:
+            clause_end = own - 1  # "when was the N where X taught founded?": the question's verb
         clause = doc[clause_start : clause_end + 1].text.split()
         named = [j for j, w in enumerate(clause) if is_name_word(w)]
         if not named:
@@ -261,7 +270,7 @@ def _in_placeholder(words: list[str], plan: Plan) -> list[str] | None:
     for i, word in enumerate(words):
         if not PLACEHOLDER.fullmatch(word) or i < 3 or words[i - 1] not in ("in", "of", "from"):
             continue
-        start = next((j for j in range(i - 2, max(-1, i - 6), -1) if words[j] == "the"), None)
+        start = next((j for j in range(i - 2, max(-1, i - 7), -1) if words[j] == "the"), None)
         if start is None:
             continue
         inside = start > 1 and words[start - 1] == "of"
@@ -311,8 +320,8 @@ def chain(question: str, plan: Plan) -> bool:
             or possessive(words, plan)
             or noun_after_name(words, plan)
             or prep_description(words, plan)
-            or _relative(words, plan)
             or _contact(words, plan)
+            or _relative(words, plan)
             or _in_placeholder(words, plan)
         )
         if nxt is None or len(plan.hops) > MAX_PARSED_HOPS:

@@ -30,6 +30,19 @@ def is_name_word(token: str) -> bool:
 
 def entity_end(words: list[str], start: int) -> int:
     """The index after the name that starts at `words[start]`, or `start` when none starts there."""
+    if start < len(words) and words[start][:1] in ('"', "“") and words[start][1:2].islower():
+        # a quoted title that opens in lower case ("country Man"): the quotes delimit it
+        close = next(
+            (
+                j
+                for j in range(start, len(words))
+                if words[j].rstrip("?,.;:").endswith(('"', "”"))
+                and (j > start or len(words[j].rstrip("?,.;:")) > 1)
+            ),
+            None,
+        )
+        if close is not None:
+            return close + 1
     end = start
     i = start
     while i < len(words):
@@ -43,6 +56,8 @@ def entity_end(words: list[str], start: int) -> int:
             ):
                 break  # a placeholder closes the name, and so does a possessive ("X's father")
         elif word.lower() in CONNECTORS and end > start and i + 1 < len(words):
+            if words[i - 1].endswith(","):
+                break  # "Scion, and Nissan": a list of names, not one name
             # up to two joining words ("Romulus and the Sabines", "Thrill of a Lifetime")
             nxt = i + 1 + (words[i + 1].lower() in CONNECTORS and i + 2 < len(words))
             if not is_name_word(words[nxt]):

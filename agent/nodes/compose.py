@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -21,7 +22,7 @@ from agent.state import Evidence, State
 from indexes.documents import Passage
 from indexes.index import Index
 from indexes.units import normalize
-from tools.retrieval import Chain, units_by_id
+from tools.retrieval import Chain, PassageHit, search_passages, units_by_id
 
 # Without the compose model's tokenizer at hand, ~4 characters per token is the usual estimate.
 CHARS_PER_TOKEN = 4
@@ -69,10 +70,27 @@ def _story(index: Index, chain: Chain) -> list[str]:
     return list(dict.fromkeys(s for u in first if u in units for s in units[u].sentence_ids))
 
 
-def unnamed_in(question: Question, passages: list[Passage]) -> list[str]:
-    """The names the question is about that none of the passages writes (title or text)."""
-    texts = [f" {normalize(p.title)} {normalize(p.text)} " for p in passages]
-    return [n for n in question.names if not names_written(n, texts)]
+# Passages a BM25 search for a missing name reads to find one that writes it.
+NAME_SCAN = 20
+
+
+def _spaced(passages: Iterable[Passage | PassageHit]) -> list[str]:
+    return [f" {normalize(p.title)} {normalize(p.text)} " for p in passages]
+
+
+def unwritten(question: Question, held: list[Passage], index: Index) -> list[str]:
+    """The names the question is about that no document writes (title or text).
+
+    The passages the hops found are read first; a name they miss is looked up by BM25 over the
+    whole index, since a hop's search may have missed a passage that does write it.
+    """
+    texts = _spaced(held)
+    missing = [n for n in question.names if not names_written(n, texts)]
+    return [
+        n
+        for n in missing
+        if not names_written(n, _spaced(search_passages(index, n, NAME_SCAN, "lexical")))
+    ]
 
 
 def call_figures(reply: BaseMessage | None) -> dict[str, Any]:
@@ -115,9 +133,9 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     bridges = [r.bridge for r in results.values() if r.bridge]
     source = state.get("plan_source", "structural")
     answer = None
-    unnamed = unnamed_in(state["read"], held)
-    if unnamed:  # the documents found are about something else: nothing to answer from
-        note = f"no passage found names {' or '.join(repr(n) for n in unnamed)}"
+    unnamed = unwritten(state["read"], held, index)
+    if unnamed:  # the documents are about other things: nothing to answer from
+        note = f"no document names {' or '.join(repr(n) for n in unnamed)}"
         answer = Answer(NOT_FOUND, False, mode=mode, notes=[note])
     elif source == "parsed" or source == "model" and mode == "ranked":
         # every hop asked its own question: the last hop's answer, its sentences cited in order

@@ -7,11 +7,13 @@ from langgraph.checkpoint.memory import InMemorySaver
 from agent.context import Context
 from agent.graph import builder
 from agent.llm import register_chat_model
+from agent.nodes.compose import unwritten
 from agent.nodes.dispatch import route_hops
 from agent.nodes.plan import PlanError, validate_plan
+from agent.questions import Question
 from agent.state import Hop, HopResult, Plan
 from tests.conftest import QUESTION
-from tests.fakes import ScriptedChatModel, scripted
+from tests.fakes import FakeIndex, ScriptedChatModel, scripted
 
 
 def compiled(sample_index, model, **fields):
@@ -242,7 +244,17 @@ def test_an_answer_outside_the_choices_is_not_found_never_the_models_claim(sampl
 def test_a_question_about_a_name_no_passage_writes_is_not_found(sample_index):
     state, _ = run(sample_index, scripted(), question="Who designed the Brightwater Dam?")
     assert state["answer"] == "I could not find this in the documents." and not state["sources"]
-    assert "no passage found names 'Brightwater Dam'" in state["notes"]
+    assert "no document names 'Brightwater Dam'" in state["notes"]
+
+
+def test_a_name_the_hops_missed_is_looked_up_in_the_whole_index():
+    index = FakeIndex()
+    dam = index.add("Orrin Dam", "The Orrin Dam was designed by Hessa Varn.")
+    index.add("Strömstad", "Strömstad is a town on the west coast.")
+    asked = Question.read("Which dam near Stromstad did Hessa Varn design?")
+    assert unwritten(asked, dam, index) == []  # written, with its accent, in another document
+    elsewhere = Question.read("Which dam near Brightwater did Hessa Varn design?")
+    assert unwritten(elsewhere, dam, index) == ["Brightwater"]
 
 
 def test_messages_in_messages_out_and_progress_events(sample_index):

@@ -74,6 +74,40 @@ def test_the_participle_after_a_clause_belongs_to_the_question():
     assert team[0].question == "What is the team that Orla Venn founded?"
 
 
+def test_the_questions_own_participle_phrase_leaves_the_clause_but_the_clause_verb_stays():
+    signed = decompose("When was the striker who left the Dabney club signed by Orlen City?")
+    assert signed[-1].question == "When was #2 signed by Orlen City?"
+    built = decompose("When was the mill that was designed by Orla Venn built?")
+    assert [h.question for h in built] == [
+        "What is the mill that was designed by Orla Venn?",
+        "When was #1 built?",
+    ]
+
+
+def test_a_clause_inside_a_clause_is_read_first():
+    hops = decompose("Which country won the war after the conflict Orla Venn fought in?")
+    assert [h.question for h in hops] == [
+        "What is the conflict Orla Venn fought in?",
+        "Which country won the war after #1?",
+    ]
+    longer = decompose(
+        "Who won the race in the largest city by population in the state where Orla Venn lives?"
+    )
+    assert [h.question for h in longer] == [
+        "What is the state where Orla Venn lives?",
+        "What is the largest city by population in #1?",
+        "Who won the race in #2?",
+    ]
+
+
+def test_a_quoted_title_in_lower_case_is_a_name():
+    hops = decompose('Who sang "Harbor Song" with the performer of "lantern Nights"?')
+    assert [h.question for h in hops] == [
+        'Who is the performer of "lantern Nights"?',
+        'Who sang "Harbor Song" with #1?',
+    ]
+
+
 def test_a_civic_office_is_a_relation():
     hops = decompose("Who was the first mayor of Dabney Town?")
     assert [(h.question, h.answer_type) for h in hops] == [
