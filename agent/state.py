@@ -87,6 +87,9 @@ class HopResult(BaseModel):
     passages: int = 0
     answer: str = ""
     alternatives: list[str] = Field(default_factory=list)
+    alternative_sentences: list[tuple[str, str]] = Field(
+        default_factory=list, description="(passage id, sentence id) writing each alternative"
+    )
     sentence_id: str = Field(default="", description="the sentence that writes the answer")
     passage_id: str = ""
     via: str = Field(default="", description="how the answer was found: unit, sentence, computed")

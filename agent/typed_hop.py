@@ -5,11 +5,13 @@ hop's question finds by meaning; units about the subject are read too. The hop i
 when `agent.hop_answer` finds an answer of its expected type; its answer's passage leads its
 evidence, so retrieval ranks the passage that answers the hop first. A yes/no hop ("Is A a
 documentary?") is judged by the sentence that best writes its claim (`agent.yes_no`). When the
-subject came from an earlier hop and finds nothing, the earlier hop's alternative is tried.
+subject came from an earlier hop, the earlier hop's alternative is read too, and the reading whose
+best answer stands higher wins (the earlier hop's result then takes the alternative as its answer).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, replace
 
@@ -101,29 +103,64 @@ def read(
     return reading
 
 
+def _logit(p: float) -> float:
+    """A candidate's standing before the squashing: scores near 1 stay apart."""
+    p = min(max(p, 1e-12), 1 - 1e-12)
+    return math.log(p / (1 - p))
+
+
+def switched(result: HopResult, alternative: str) -> HopResult:
+    """A hop's result with one of its alternatives as its answer: a later hop read it better."""
+    at = result.alternatives.index(alternative)
+    located = dict(zip(result.alternatives, result.alternative_sentences, strict=False))
+    passage_id, sentence_id = located.get(alternative, ("", ""))
+    others = [result.answer, *result.alternatives[:at], *result.alternatives[at + 1 :]]
+    places = [
+        (result.passage_id, result.sentence_id),
+        *result.alternative_sentences[:at],
+        *result.alternative_sentences[at + 1 :],
+    ]
+    return result.model_copy(
+        update={
+            "answer": alternative,
+            "bridge": alternative,
+            "alternatives": others,
+            "alternative_sentences": places,
+            "passage_id": passage_id,
+            "sentence_id": sentence_id,
+        }
+    )
+
+
 def resolve_typed(
     index: Index, hop: Hop, results: dict[int, HopResult], ctx: Context
-) -> tuple[HopResult, list[Evidence], HopReading]:
+) -> tuple[dict[int, HopResult], list[Evidence], HopReading]:
     """The hop's result (answer and up to two alternatives) and its evidence, answer first.
 
+    The results hold the hop's own and, where the hop read better from a dependency's
+    alternative than from its answer, that dependency's result switched to the alternative.
     A hop whose dependency found no answer is not run: it has no subject to ask about.
     """
     if any(
         not (results.get(d) and (results[d].answer or results[d].bridge)) for d in hop.depends_on
     ):
         reading = HopReading(_fill(hop.question, results, {}), "")
-        return HopResult(hop=hop.id, query=reading.query, status="unresolved"), [], reading
+        return (
+            {hop.id: HopResult(hop=hop.id, query=reading.query, status="unresolved")},
+            [],
+            reading,
+        )
     reading = read(index, hop, results, ctx, {})
     best = accepted(reading.answers)
-    if not best:  # a dependency's alternative may be the subject this hop's documents know
-        for dep in hop.depends_on:
-            for alternative in results[dep].alternatives if dep in results else []:
-                retry = read(index, hop, results, ctx, {dep: alternative})
-                if accepted(retry.answers):
-                    reading, best = retry, accepted(retry.answers)
-                    break
-            if best:
-                break
+    took: tuple[int, str] | None = None
+    # a dependency's alternative may be the subject this hop's documents know better: the reading
+    # whose best answer stands highest wins (a beam of two over the chain's bridges)
+    for dep in hop.depends_on:
+        for alternative in (results[dep].alternatives if dep in results else [])[:1]:
+            retry = read(index, hop, results, ctx, {dep: alternative})
+            found = accepted(retry.answers)
+            if found and (not best or _logit(found[0].score) > _logit(best[0].score)):
+                reading, best, took = retry, found, (dep, alternative)
     if _ASKS_YEAR.search(reading.query):
         years = [replace(a, text=y[-1]) if (y := _YEAR.findall(a.text)) else a for a in best]
         best = list({a.text: a for a in reversed(years)}.values())[::-1]  # each year once
@@ -139,11 +176,15 @@ def resolve_typed(
         passages=len(reading.passages),
         answer=answer.text if answer else "",
         alternatives=[a.text for a in best[1:]],
+        alternative_sentences=[(a.passage_id, a.sentence_id) for a in best[1:]],
         sentence_id=answer.sentence_id if answer else "",
         passage_id=answer.passage_id if answer else "",
         via=answer.via if answer else "",
     )
-    return result, evidence, reading
+    out = {hop.id: result}
+    if took:
+        out[took[0]] = switched(results[took[0]], took[1])
+    return out, evidence, reading
 
 
 def _evidence(hop: Hop, reading: HopReading, best: list[HopAnswer]) -> list[Evidence]:

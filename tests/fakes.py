@@ -239,9 +239,9 @@ class MemoryVectors:
     def get_vectors(self, collection, ids) -> tuple[list[str], np.ndarray]:
         held = self._collection(collection)
         found = [i for i in ids if i in held]
-        return found, np.array([held[i][0] for i in found], dtype=np.float32).reshape(
-            len(found), -1
-        )
+        if not found:  # no rows: a (0, 0) matrix, as stacking nothing gives
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return found, np.array([held[i][0] for i in found], dtype=np.float32)
 
     def count(self, collection) -> int:
         return len(self._collection(collection))

@@ -200,7 +200,8 @@ def _typed(hop: Hop, task: HopTask, ctx: Context, started: float) -> dict[str, A
     """A hop that asks its own question: answered by the hop reader, alternatives kept."""
     index = get_index(ctx)
     usage: list[dict[str, Any]] = []
-    result, evidence, reading = resolve_typed(index, hop, task["results"], ctx)
+    results, evidence, reading = resolve_typed(index, hop, task["results"], ctx)
+    result = results[hop.id]
     chains = traverse_chains(
         index, result.query, hop.direction, ctx.chain_depth, ctx.tau, ctx.top_chains
     )
@@ -222,11 +223,18 @@ def _typed(hop: Hop, task: HopTask, ctx: Context, started: float) -> dict[str, A
         passages=len(reading.passages),
         chains=len(effects + chains),
     )
+    notes = [
+        f"hop {hop.id} read hop {dep}'s alternative {r.answer!r}: it answers better than "
+        f"{r.alternatives[0]!r}"
+        for dep, r in results.items()
+        if dep != hop.id
+    ]
     return {
-        "results": {hop.id: result},
+        "results": {**results, hop.id: result},
         "evidence": evidence,
         "chains": effects + chains,
         "usage": usage,
+        "notes": notes,
     }
 
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agent.context import Context
 from agent.hop_answer import FEATURES, HopAnswer, accepted, ranking, read_hop, spans_of
 from agent.relations import kin_frame
+from agent.state import Hop, HopResult
+from agent.typed_hop import read, resolve_typed
 from evals.fit_ranking import _fit_listwise
 from indexes.documents import Passage, Sentence
 from indexes.units import normalize
+from tests.fakes import FakeIndex
 
 BIRTH = (
     "Osric Vane was born in Harlow, eldest son of Aldous Vane, 3rd Duke of Brenmoor "
@@ -98,3 +102,37 @@ def test_the_listwise_fit_ranks_the_feature_that_marks_the_gold_candidate_first(
         hops.append((x, np.array([True, False, False])))
     weights = _fit_listwise(hops)
     assert weights[kin] > 0 > weights[frequency]
+
+
+def test_a_hop_reads_from_its_dependencys_alternative_when_that_reads_better():
+    index = FakeIndex()
+    index.add("Osric Vane", "Osric Vane lives in Harlow, where he was a judge.")
+    brand = index.add("Hessel Brand", "Hessel Brand was born in the port of Quillen in 1868.")
+    first = HopResult(
+        hop=1,
+        query="Who designed the Varrow Dam?",
+        status="resolved",
+        answer="Osric Vane",
+        bridge="Osric Vane",
+        alternatives=["Hessel Brand"],
+        alternative_sentences=[(brand[0].id, brand[0].sentences[0].id)],
+        passage_id="p",
+        sentence_id="p::0",
+    )
+    hop = Hop(
+        id=2,
+        question="Where was #1 born?",
+        depends_on=[1],
+        subject="#1",
+        relation="born",
+        answer_type="place",
+    )
+    # the answer's own reading finds a place too, but writes no birth beside it
+    own = read(index, hop, {1: first}, Context(), {})  # type: ignore[arg-type]
+    assert [a.text for a in accepted(own.answers)][:1] == ["Harlow"]
+    results, _, reading = resolve_typed(index, hop, {1: first}, Context())  # type: ignore[arg-type]
+    assert reading.subject == "Hessel Brand"
+    assert results[2].answer.endswith("Quillen") and results[2].subject == "Hessel Brand"
+    assert results[1].answer == "Hessel Brand" and results[1].alternatives == ["Osric Vane"]
+    assert results[1].sentence_id == brand[0].sentences[0].id
+    assert results[1].alternative_sentences == [("p", "p::0")]
