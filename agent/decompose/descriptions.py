@@ -119,6 +119,11 @@ def possessive(words: list[str], plan: Plan) -> list[str] | None:
     return None
 
 
+def _nationality(name: str) -> bool:
+    """Is the capitalized word before a noun an adjective of nationality ("the British actor")?"""
+    return all(t.ent_type_ == "NORP" and t.tag_ in ("JJ", "HYPH") for t in load_pipeline()(name))
+
+
 def noun_after_name(words: list[str], plan: Plan) -> list[str] | None:
     """Replace "the NAME REL" ("the Oh Yeah performer") by its hop."""
     for i, word in enumerate(words[:-2]):
@@ -126,7 +131,7 @@ def noun_after_name(words: list[str], plan: Plan) -> list[str] | None:
             continue
         end = entity_end(words, i + 1)
         noun = words[end].rstrip(",;:") if end < len(words) else ""
-        if noun and _after_name(noun):
+        if noun and _after_name(noun) and not _nationality(" ".join(words[i + 1 : end])):
             name = " ".join(words[i + 1 : end])
             ref = plan.relation_hop(noun, name)
             return words[:i] + [ref + words[end][len(noun) :]] + words[end + 1 :]

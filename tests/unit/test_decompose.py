@@ -108,6 +108,12 @@ def test_a_quoted_title_in_lower_case_is_a_name():
     ]
 
 
+def test_a_nationality_before_a_noun_is_no_name_to_ask_about():
+    assert decompose("Where was the British actor born?") == []
+    hops = decompose("Where was the Dabney Town actor born?")
+    assert [h.question for h in hops] == ["Who is the actor of Dabney Town?", "Where was #1 born?"]
+
+
 def test_a_civic_office_is_a_relation():
     hops = decompose("Who was the first mayor of Dabney Town?")
     assert [(h.question, h.answer_type) for h in hops] == [
