@@ -25,7 +25,14 @@ from functools import cache
 from pathlib import Path
 
 from agent.questions import answer_head
-from agent.relations import TYPE_LABELS, AnswerType, kin_frame, relation_head, relation_words
+from agent.relations import (
+    TYPE_LABELS,
+    AnswerType,
+    kin_frame,
+    relation_head,
+    relation_words,
+    role_words,
+)
 from agent.spans import sentence_spans
 from indexes.documents import Passage
 from indexes.lexical import stems
@@ -48,11 +55,13 @@ FEATURES = (
     "frequency",  # log of the number of sentences that write it
     "rank",  # 1 / (1 + rank of its passage)
     "slot",  # a date or place in the slot the relation names: "(1868, Graz – 1937, Paris)"
-    "after_by",  # written right after "by" ("directed by X")
+    "after_by",  # written after "by" ("directed by X", "an album by vocalist X")
     "is_title",  # it is its passage's own title (the page is about it, not its answer)
     "in_question",  # it shares words with the hop question
     "head",  # it holds the noun the hop asks for ("which pass" → "Kestrel Pass")
     "kin",  # written in its kin relation's frame ("son of A and his wife X" for a mother)
+    "proper",  # a name: an entity label or a capital letter, not a common noun phrase
+    "nested",  # a longer candidate of its sentence holds it ("Saxony" in "Saxony-Anhalt")
 )
 _WINDOW = 4
 MONTHS = tuple(
@@ -71,7 +80,7 @@ _NATIONALITY = frozenset({"nationality", "citizenship", "country of citizenship"
 _LOOSE: dict[str, frozenset[str]] = {
     "person": frozenset({"PROPN", "ORG", "TITLE", "NAME"}),
     "work": frozenset({"PROPN", "PERSON", "TITLE", "NAME"}),
-    "organization": frozenset({"PROPN", "TITLE", "NAME", "PERSON"}),
+    "organization": frozenset({"PROPN", "TITLE", "NAME", "PERSON", "GPE"}),
     "place": frozenset({"PROPN", "TITLE", "NAME"}),
 }
 
@@ -230,7 +239,14 @@ def _slot(sentence: str, span: str, relation: str) -> bool:
 
 
 def _after_by(sentence: str, span: str) -> bool:
-    return f" by {normalize(span)} " in f" {normalize(sentence)} "
+    """Is the span written after "by", at most two words between ("by American singer X")?"""
+    words, target = normalize(sentence).split(), normalize(span).split()
+    return any(
+        words[at + gap : at + gap + len(target)] == target
+        for at, word in enumerate(words, start=1)
+        if word == "by"
+        for gap in range(3)
+    )
 
 
 def unit_answers(
@@ -267,6 +283,7 @@ def read_hop(
     """
     allowed = labels_for(answer_type, relation)
     rel_words = relation_words(relation)
+    role = role_words(relation) if answer_type == "person" else frozenset()
     asked = stems(question)
     asked_norm = f" {normalize(question)} "
     head = answer_head(question)
@@ -316,7 +333,10 @@ def read_hop(
                     "in_question": float(bool(stems(text) & asked)),
                     "head": float(bool(head) and head in stems(text)),
                     "kin": float(kin_frame(relation, norm, key)),
+                    "proper": float(label not in ("NP", "VP") or text[:1].isupper()),
                 }
+                if role and not _writes_role(features, role & words):
+                    continue
                 seen_types.add(fit)
                 have = best.get(key)
                 candidate = HopAnswer(text, passage.id, sentence.id, 0.0, "sentence", features)
@@ -324,13 +344,24 @@ def read_hop(
                     best[key] = candidate
     model = ranking()
     out = []
+    held: dict[str, list[str]] = {}  # each sentence's candidates, normalized
+    for key, candidate in best.items():
+        held.setdefault(candidate.sentence_id, []).append(key)
     for key, candidate in best.items():
         candidate.features["frequency"] = math.log(len(sentences_of[key]))
+        candidate.features["nested"] = float(
+            any(len(other) > len(key) and key in other for other in held[candidate.sentence_id])
+        )
         candidate.score = model.score(candidate.features)
         if candidate.features["unit"]:
             candidate.via = "unit"
         out.append(candidate)
     return sorted(out, key=lambda c: (-c.score, c.text))
+
+
+def _writes_role(features: dict[str, float], role_in_sentence: frozenset[str]) -> bool:
+    """Does the candidate's sentence write the role asked: its word, a unit, a kin frame, "by X"?"""
+    return bool(role_in_sentence) or any(features[f] for f in ("unit", "kin", "after_by"))
 
 
 def _prior(features: dict[str, float]) -> float:

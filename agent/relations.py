@@ -30,7 +30,7 @@ TYPE_LABELS: dict[AnswerType, frozenset[str]] = {
     "place": frozenset({"GPE", "LOC", "FAC"}),
     "date": frozenset({"DATE"}),
     "number": frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT", "DATE"}),
-    "organization": frozenset({"ORG", "FAC", "GPE"}),
+    "organization": frozenset({"ORG", "FAC"}),
     "work": frozenset({"WORK_OF_ART", "ORG", "EVENT", "PRODUCT"}),
     "other": frozenset(),
 }
@@ -269,6 +269,18 @@ def relation_words(phrase: str) -> frozenset[str]:
     extra = _LEXICON[head][1].split() if head else []
     own = [w for w in re.findall(r"[a-z]+", phrase.lower()) if w not in {"of", "the", "a", "an"}]
     return frozenset(w[:5] for w in [*own, *extra])
+
+
+def role_words(phrase: str) -> frozenset[str]:
+    """The words that write a person's role ("mayor" → mayor, elected), or none for other relations.
+
+    A person linked to the subject in some other way (who lived there, who worked with it) is no
+    answer to a role: the hop reader answers a role only from a sentence that writes it.
+    """
+    head = relation_head(phrase)
+    if not head or head not in _PEOPLE:
+        return frozenset()
+    return frozenset(w[:5] for w in _LEXICON[head][1].split())
 
 
 def is_relational(phrase: str) -> bool:

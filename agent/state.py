@@ -21,8 +21,9 @@ from indexes.units import UnitKind
 from prompts import MAX_HOPS
 from tools.retrieval import Chain, ChainLink
 
+# "answer": a passage that writes a hop's answer or an alternative (each hop's answer ranks first);
 # "read": a passage an answered hop read that does not write its answer (ranked after every answer)
-Route = Literal["units", "chain", "dense", "lexical", "fused", "entity", "read"]
+Route = Literal["units", "chain", "dense", "lexical", "fused", "entity", "answer", "read"]
 PlanSource = Literal["model", "parsed", "structural"]
 # What a computed hop does with the answers of the hops it depends on (no retrieval): pick the
 # option whose date is earliest or latest, or who lived longest; say whether all share a value;

@@ -87,9 +87,15 @@ def read(
         if where is not None:
             reading.answers = [HopAnswer(verdict, where[0].id, where[1].id, 1.0, "polarity")]
         return reading
-    # what the hops before it asked about is no answer to this one ("Where was #1 born?" after
-    # "Who designed the Orrin Dam?" is never the Orrin Dam)
-    asked_before = [results[d].subject for d in hop.depends_on if d in results]
+    # what the hops before it asked about, and what they answered, is no answer to this one
+    # ("Where was #1 born?" after "Who designed the Orrin Dam?" is never the Orrin Dam, and "Who
+    # is the president of #1?" never the other name #1 was read as)
+    asked_before = [
+        name
+        for d in hop.depends_on
+        if d in results
+        for name in (results[d].subject, results[d].answer, *results[d].alternatives)
+    ]
     reading.answers = read_hop(
         query,
         subject,
@@ -208,7 +214,7 @@ def _evidence(hop: Hop, reading: HopReading, best: list[HopAnswer]) -> list[Evid
                 quote=quote,
                 score=round(1.0 - rank / (len(order) + 1), 4),
                 hop=hop.id,
-                route="entity" if rank < len(lead) else "read" if lead else "dense",
+                route="answer" if rank < len(lead) else "read" if lead else "dense",
             )
         )
     for hit in reading.units:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,14 +29,21 @@ from tools.retrieval import Chain, PassageHit, search_passages, units_by_id
 CHARS_PER_TOKEN = 4
 
 
-def buffer_order(evidence: list[Evidence]) -> dict[str, tuple[bool, int, int]]:
-    """Each buffered passage's rank key: answers' passages first, then hop order, buffer order.
+def buffer_order(evidence: list[Evidence]) -> dict[str, tuple[bool, int, int, int]]:
+    """Each buffered passage's rank key: every hop's answer first, then hop order, buffer order.
 
-    A passage an answered hop only read (route "read") ranks after every hop's own passages.
+    The passages that write the hops' answers lead, one hop's answer passage at a time: each
+    hop's best answer in hop order, then their alternatives. A passage an answered hop only read
+    (route "read") ranks after every hop's own passages.
     """
-    order: dict[str, tuple[bool, int, int]] = {}
+    order: dict[str, tuple[bool, int, int, int]] = {}
+    answers: Counter[int] = Counter()  # answer passages seen per hop
     for rank, item in enumerate(evidence):
-        key = (item.route == "read", item.hop, rank)
+        if item.route == "answer" and item.passage_id not in order:
+            order[item.passage_id] = (False, answers[item.hop], item.hop, rank)
+            answers[item.hop] += 1
+    for rank, item in enumerate(evidence):
+        key = (item.route == "read", len(evidence), item.hop, rank)
         held = order.get(item.passage_id)
         if held is None or held[0] and not key[0]:  # else its first place in the buffer
             order[item.passage_id] = key
@@ -51,7 +59,7 @@ def select_passages(
     least one passage is always kept, however long.
     """
     order = buffer_order(evidence)
-    ranked = sorted(passages, key=lambda p: order.get(p.id, (True, 10**6, 0)))
+    ranked = sorted(passages, key=lambda p: order.get(p.id, (True, 10**6, 0, 0)))
     chosen: list[Passage] = []
     used = 0
     for passage in ranked:

@@ -27,6 +27,7 @@ from prompts import BRIDGE_SYSTEM, BRIDGE_USER
 from prompts.structured import fence, parse_reply
 from tools.causal import effect_chains
 from tools.entities import bridge_entities, passages_about, units_about
+from tools.pairs import paired_passages
 from tools.retrieval import (
     Chain,
     PassageHit,
@@ -274,6 +275,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     new_hops: list[Hop] = []
     passages: list[PassageHit] = []
     units: list[UnitHit] = []
+    paired_bridge = ""
     if hop.entity:
         # A bridge hop: the entity's own passages, ranked by the original question.
         held = set(task["evidence_ids"])
@@ -288,7 +290,11 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
         )
         parts = causal_parts(query)  # "what happens to X when Y": the chain from Y to X
         effects = effect_chains(index, parts[1], parts[0]) if parts else []
-        passages = search_passages(index, query, _passage_slots(hop, units, task, ctx))
+        slots = _passage_slots(hop, units, task, ctx)
+        if hop.id == 1:  # the whole question: the pair of passages it needs leads (`tools.pairs`)
+            passages, paired_bridge = paired_passages(index, query, slots)
+        else:
+            passages = search_passages(index, query, slots)
         units = [u for u in units if u.score >= UNIT_HIT]
         units += _definitions(index, query, {u.unit.id for u in units})
     evidence = (
@@ -307,7 +313,8 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     evidence = _chain_evidence(effects, hop.id, index) + evidence
     chains = effects + chains
     # Structural bridge hops carry their entity themselves: a structural plan makes no bridge call.
-    bridge = new_hops[0].entity if new_hops else ""
+    # The question's pair names its bridge when one of the two passages names the other.
+    bridge = paired_bridge or (new_hops[0].entity if new_hops else "")
     status: Literal["resolved", "unresolved"] = "resolved" if evidence else "unresolved"
     _report(
         hop,

@@ -7,11 +7,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from agent.context import Context
 from agent.graph import builder
 from agent.llm import register_chat_model
-from agent.nodes.compose import unwritten
+from agent.nodes.compose import buffer_order, unwritten
 from agent.nodes.dispatch import route_hops
 from agent.nodes.plan import PlanError, validate_plan
 from agent.questions import Question
-from agent.state import Hop, HopResult, Plan
+from agent.state import Evidence, Hop, HopResult, Plan
 from tests.conftest import QUESTION
 from tests.fakes import FakeIndex, ScriptedChatModel, scripted
 
@@ -353,3 +353,26 @@ def test_input_that_cannot_be_searched_gets_a_clear_reply(sample_index, content,
     )
     assert reply in state["messages"][-1].content
     assert state["plan"] == [] and state["sources"] == [] and not model.calls
+
+
+def test_each_hops_answer_passage_leads_then_alternatives_then_the_rest():
+    def item(pid: str, hop: int, route: str) -> Evidence:
+        return Evidence(
+            id=pid,
+            passage_id=pid,
+            sentence_ids=[f"{pid}:0"],
+            quote="",
+            score=1.0,
+            hop=hop,
+            route=route,  # type: ignore[arg-type]
+        )
+
+    evidence = [
+        item("a1", 1, "answer"),  # hop 1's answer
+        item("a2", 1, "answer"),  # hop 1's alternative
+        item("r1", 1, "read"),
+        item("b1", 2, "answer"),  # hop 2's answer: second, ahead of hop 1's alternative
+        item("d2", 2, "dense"),
+    ]
+    order = buffer_order(evidence)
+    assert sorted(order, key=order.__getitem__) == ["a1", "b1", "a2", "d2", "r1"]

@@ -136,3 +136,30 @@ def test_a_hop_reads_from_its_dependencys_alternative_when_that_reads_better():
     assert results[1].answer == "Hessel Brand" and results[1].alternatives == ["Osric Vane"]
     assert results[1].sentence_id == brand[0].sentences[0].id
     assert results[1].alternative_sentences == [("p", "p::0")]
+
+
+def test_a_role_is_answered_only_from_a_sentence_that_writes_it():
+    town = _passage(
+        "Lindholm",
+        "Lindholm is a market town on the Tessel River.",
+        "The engineer Maren Holt lived in Lindholm while the dam was built.",
+    )
+    question = "Who was the first mayor of Lindholm?"
+    # a person tied to the town some other way is no mayor: no answer rather than an invented one
+    assert read_hop(question, "Lindholm", "first mayor", "person", [town], {town.id}) == []
+    elected = _passage("Lindholm council", "In 1902 Tomas Brek was elected the first mayor.")
+    found = read_hop(question, "Lindholm", "first mayor", "person", [town, elected], {town.id})
+    assert [a.text for a in found] == ["Tomas Brek"]
+
+
+def test_a_name_inside_a_longer_name_of_its_sentence_is_marked_nested():
+    district = _passage("Wittenberg", "Wittenberg is a district in the east of Saxony-Anhalt.")
+    found = {
+        a.text: a.features
+        for a in read_hop(
+            "Which state is Wittenberg in?", "Wittenberg", "state", "place", [district], set()
+        )
+    }
+    # the parser reads "Saxony" as a place of its own inside the hyphenated name
+    assert found["Saxony"]["nested"] == 1.0
+    assert found["Saxony-Anhalt"]["nested"] == 0.0 and found["Saxony-Anhalt"]["proper"] == 1.0
