@@ -218,6 +218,11 @@ def spans_of(text: str) -> list[tuple[str, str]]:
     return out
 
 
+# A noun phrase that describes a name before writing it ("American singer X", "political
+# activist X"): a common word, then a capitalized word later on.
+_DESCRIBED_NAME = re.compile(r"\b(?!(?:of|the|and|de|du|da|del|der|di|la|le|van|von|y)\b)[a-z]\w+ .*\b[A-Z]")
+
+
 def _slot(sentence: str, span: str, relation: str) -> bool:
     """Is the date or place in the parenthetical slot its relation names?
 
@@ -309,6 +314,8 @@ def read_hop(
                 key = normalize(text)
                 if not fit or not key or key == subject_key or key in subject_key.split():
                     continue
+                if label in ("NP", "PROPN") and _DESCRIBED_NAME.search(text):
+                    continue  # "Scottish reformer John Knox": the name is a candidate of its own
                 if f" {key} " in asked_norm or key in excluded:
                     continue  # the question's own words are no answer
                 sentences_of.setdefault(key, set()).add(sentence.id)

@@ -20,7 +20,7 @@ from pathlib import Path
 from indexes.reads import IndexReads
 from indexes.units import entity_key
 from tools.entities import named_in
-from tools.retrieval import PassageHit, passage_hits, search_passages
+from tools.retrieval import PassageHit, passage_hits
 
 WEIGHTS_FILE = Path(__file__).with_name("pair_weights.json")
 # The pair is drawn from the question's nearest passages by meaning...
@@ -62,13 +62,8 @@ def best_pair(
     return best[1] if best else None
 
 
-def paired_passages(index: IndexReads, query: str, k: int) -> tuple[list[PassageHit], str]:
-    """The question's search (fused, as `search_passages`), its best pair moved to the front.
-
-    Also the title of the pair's bridge: the passage the other one names and the question does
-    not ('' when neither is one). The answer is written about the bridge, not as it.
-    """
-    hits = search_passages(index, query, k)
+def paired_passages(index: IndexReads, query: str, hits: list[PassageHit]) -> list[PassageHit]:
+    """The question's search hits with its best pair moved to the front (as many as before)."""
     pool = [pid for pid, _ in index.search_passages(query, POOL)]
     for pid in pool[:LINKED_FROM]:
         for key in index.mentioned_in(pid):
@@ -83,14 +78,6 @@ def paired_passages(index: IndexReads, query: str, k: int) -> tuple[list[Passage
     named = set(named_in(index, query))
     pair = best_pair(similarity, title_key, mentions, named, pair_weights())
     if pair is None:
-        return hits, ""
-    bridge = next(
-        (
-            titles[b]
-            for a, b in (pair, pair[::-1])
-            if title_key[b] in mentions[a] and title_key[b] not in named
-        ),
-        "",
-    )
+        return hits
     lead = passage_hits(index, [(pid, similarity[pid]) for pid in pair], "fused")
-    return (lead + [h for h in hits if h.passage_id not in pair])[:k], bridge
+    return (lead + [h for h in hits if h.passage_id not in pair])[: len(hits)]

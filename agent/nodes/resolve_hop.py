@@ -275,7 +275,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     new_hops: list[Hop] = []
     passages: list[PassageHit] = []
     units: list[UnitHit] = []
-    paired_bridge = ""
+    searched: list[PassageHit] = []
     if hop.entity:
         # A bridge hop: the entity's own passages, ranked by the original question.
         held = set(task["evidence_ids"])
@@ -290,11 +290,9 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
         )
         parts = causal_parts(query)  # "what happens to X when Y": the chain from Y to X
         effects = effect_chains(index, parts[1], parts[0]) if parts else []
-        slots = _passage_slots(hop, units, task, ctx)
-        if hop.id == 1:  # the whole question: the pair of passages it needs leads (`tools.pairs`)
-            passages, paired_bridge = paired_passages(index, query, slots)
-        else:
-            passages = search_passages(index, query, slots)
+        searched = search_passages(index, query, _passage_slots(hop, units, task, ctx))
+        # the whole question: the pair of passages it most likely needs leads (`tools.pairs`)
+        passages = paired_passages(index, query, searched) if hop.id == 1 else searched
         units = [u for u in units if u.score >= UNIT_HIT]
         units += _definitions(index, query, {u.unit.id for u in units})
     evidence = (
@@ -308,13 +306,13 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
         # recall@5 with parser units: 77.3 with them, 86.0 without).
         held = {p.passage_id for p in passages}
         evidence = [e for e in evidence if e.passage_id in held]
-        new_hops = _bridge_hops(index, passages, task, ctx)
+        # bridges follow the names the search's own passages write, as without the pair
+        new_hops = _bridge_hops(index, searched, held, task, ctx)
     # Every link of an effect chain is a sentence the answer cites, whichever passage holds it.
     evidence = _chain_evidence(effects, hop.id, index) + evidence
     chains = effects + chains
     # Structural bridge hops carry their entity themselves: a structural plan makes no bridge call.
-    # The question's pair names its bridge when one of the two passages names the other.
-    bridge = paired_bridge or (new_hops[0].entity if new_hops else "")
+    bridge = new_hops[0].entity if new_hops else ""
     status: Literal["resolved", "unresolved"] = "resolved" if evidence else "unresolved"
     _report(
         hop,
@@ -344,13 +342,14 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
 
 
 def _bridge_hops(
-    index: Index, passages: list[PassageHit], task: HopTask, ctx: Context
+    index: Index, passages: list[PassageHit], read: set[str], task: HopTask, ctx: Context
 ) -> list[Hop]:
     """Follow-up hops to the named entities whose own unbuffered passages best match the question.
 
-    Candidates are the entities hop 1's passages name, plus those the question names itself.
+    Candidates are the entities `passages` name, plus those the question names itself; `read`
+    holds the passages hop 1 keeps (no bridge hop adds one again).
     """
-    held = [p.passage_id for p in passages] + task["evidence_ids"]
+    held = [p.passage_id for p in passages] + sorted(read) + task["evidence_ids"]
     bridges = bridge_entities(
         index, [p.passage_id for p in passages], task["question"], held, ctx.bridge_hops
     )

@@ -163,3 +163,15 @@ def test_a_name_inside_a_longer_name_of_its_sentence_is_marked_nested():
     # the parser reads "Saxony" as a place of its own inside the hyphenated name
     assert found["Saxony"]["nested"] == 1.0
     assert found["Saxony-Anhalt"]["nested"] == 0.0 and found["Saxony-Anhalt"]["proper"] == 1.0
+
+
+def test_a_phrase_that_describes_a_name_gives_way_to_the_name():
+    own = _passage("Margery Knox", "Margery Knox married the Scottish reformer John Knox in 1553.")
+    found = [
+        a.text
+        for a in read_hop(
+            "Who is the spouse of Margery Knox?", "Margery Knox", "spouse", "person", [own], {own.id}
+        )
+    ]
+    assert found[0] == "John Knox"
+    assert not any("reformer" in text for text in found)

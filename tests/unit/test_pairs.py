@@ -50,13 +50,13 @@ def test_paired_passages_bring_the_bridge_page_into_the_first_two():
     index.add("Orrin Lake", "Orrin Lake was a glacier lake.")
     question = "Where was the engineer of the Orrin Dam from?"
     plain = [h.passage_id for h in search_passages(index, question, 5)]
-    hits, bridge = paired_passages(index, question, 5)
-    paired = [h.passage_id for h in hits]
+    paired = [
+        h.passage_id for h in paired_passages(index, question, search_passages(index, question, 5))
+    ]
     assert sorted(paired) == sorted(plain)  # the same passages, in another order
     assert dam[0].id in paired[:2] and varn[0].id in paired[:2]
     nearest = [pid for pid, _ in index.search_passages(question, 5)]
     assert nearest.index(varn[0].id) > 1  # by meaning alone it is among the last
-    assert bridge == "Hessa Varn"  # the page the dam's page names, which the question does not
 
 
 def test_the_shipped_weights_were_fit_by_the_command_they_name():
