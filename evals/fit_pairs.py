@@ -14,7 +14,6 @@ so each set's cross-validated recall@2 is scored by weights fit without its ques
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from dataclasses import dataclass
@@ -24,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from evals.data.corpus import read_jsonl
+from evals.fit_ranking import FOLDS, fit_command
 from indexes.embeddings import embed, make_embedder
 from indexes.units import entity_key
 from tools.pairs import PairWeights, best_pair
 
-FOLDS = 5
 GRID_LINK = tuple(round(0.05 * i, 2) for i in range(13))
 GRID_NAMED = tuple(round(0.05 * i, 2) for i in range(21))
 # The longest name `tools.entities.named_in` looks for in a question.
@@ -155,15 +154,9 @@ def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: --data (repeatable), --out."""
-    parser = argparse.ArgumentParser(prog="python -m evals.fit_pairs", description=__doc__)
-    parser.add_argument("--data", action="append", required=True, type=Path)
-    parser.add_argument("--out", type=Path, default=Path("tools/pair_weights.json"))
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    report = fit(args.data, args.out, args.seed)
-    print(json.dumps(report["cross_validated"], indent=1))
-    print(f"written: {args.out}")
-    return 0
+    return fit_command(
+        argv, "python -m evals.fit_pairs", __doc__, Path("tools/pair_weights.json"), fit
+    )
 
 
 if __name__ == "__main__":

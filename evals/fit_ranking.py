@@ -22,7 +22,7 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -251,17 +251,30 @@ def _threshold(predicted: list[tuple[str, float, bool, bool]]) -> float:
     return threshold
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: --data (repeatable), --out."""
-    parser = argparse.ArgumentParser(prog="python -m evals.fit_ranking", description=__doc__)
+def fit_command(
+    argv: list[str] | None,
+    prog: str,
+    description: str | None,
+    default_out: Path,
+    fit_to: Callable[[list[Path], Path, int], dict[str, Any]],
+) -> int:
+    """The command line every fit shares: --data (repeatable), --out, --seed; prints the CV."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--data", action="append", required=True, type=Path)
-    parser.add_argument("--out", type=Path, default=Path("agent/hop_ranking.json"))
+    parser.add_argument("--out", type=Path, default=default_out)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    report = fit(args.data, args.out, args.seed)
+    report = fit_to(args.data, args.out, args.seed)
     print(json.dumps(report["cross_validated"], indent=1))
     print(f"written: {args.out}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: --data (repeatable), --out."""
+    return fit_command(
+        argv, "python -m evals.fit_ranking", __doc__, Path("agent/hop_ranking.json"), fit
+    )
 
 
 if __name__ == "__main__":
