@@ -7,7 +7,7 @@ import json
 from evals.fit_pairs import fit, pair_example
 from indexes.units import ReasoningUnit
 from tests.fakes import FakeIndex
-from tools.pairs import PairWeights, best_pair, pair_weights, paired_passages
+from tools.pairs import WEIGHTS_FILE, PairWeights, best_pair, pair_weights, paired_passages
 from tools.retrieval import search_passages
 
 TITLES = {"a": "orrin dam", "b": "hessa varn", "c": "tessel river"}
@@ -60,9 +60,7 @@ def test_paired_passages_bring_the_bridge_page_into_the_first_two():
 
 
 def test_the_shipped_weights_were_fit_by_the_command_they_name():
-    shipped = json.loads(
-        __import__("tools.pairs", fromlist=["WEIGHTS_FILE"]).WEIGHTS_FILE.read_text()
-    )
+    shipped = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
     assert shipped["command"].startswith("python -m evals.fit_pairs")
     assert pair_weights() == PairWeights(shipped["link"], shipped["named"])
     assert all(
