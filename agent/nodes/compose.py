@@ -29,24 +29,29 @@ from tools.retrieval import Chain, PassageHit, search_passages, units_by_id
 CHARS_PER_TOKEN = 4
 
 
-def buffer_order(evidence: list[Evidence]) -> dict[str, tuple[bool, int, int, int]]:
-    """Each buffered passage's rank key: every hop's answer first, then hop order, buffer order.
+def buffer_order(evidence: list[Evidence]) -> dict[str, tuple[bool, bool, int, int, int]]:
+    """Each buffered passage's rank key: every hop's answer first, then the rest, hop by hop.
 
     The passages that write the hops' answers lead, one hop's answer passage at a time: each
-    hop's best answer in hop order, then their alternatives. A passage an answered hop only read
-    (route "read") ranks after every hop's own passages.
+    hop's best answer in hop order, then their alternatives. Then what the hops found, then what
+    answered hops only read (route "read"). Where some hop answered, the hops take turns in both,
+    each giving its next passage in its own order: a wrong answer's reading does not push the
+    next hops' passages out of the first few. Without answers (a structural plan) the passages
+    keep hop order.
     """
-    order: dict[str, tuple[bool, int, int, int]] = {}
+    order: dict[str, tuple[bool, bool, int, int, int]] = {}
     answers: Counter[int] = Counter()  # answer passages seen per hop
     for rank, item in enumerate(evidence):
         if item.route == "answer" and item.passage_id not in order:
-            order[item.passage_id] = (False, answers[item.hop], item.hop, rank)
+            order[item.passage_id] = (False, False, answers[item.hop], item.hop, rank)
             answers[item.hop] += 1
+    turns: Counter[int] = Counter()  # the other passages seen per hop
     for rank, item in enumerate(evidence):
-        key = (item.route == "read", len(evidence), item.hop, rank)
-        held = order.get(item.passage_id)
-        if held is None or held[0] and not key[0]:  # else its first place in the buffer
-            order[item.passage_id] = key
+        if item.passage_id in order:
+            continue
+        turn = turns[item.hop] if answers else len(evidence)
+        order[item.passage_id] = (True, item.route == "read", turn, item.hop, rank)
+        turns[item.hop] += 1
     return order
 
 
@@ -59,7 +64,7 @@ def select_passages(
     least one passage is always kept, however long.
     """
     order = buffer_order(evidence)
-    ranked = sorted(passages, key=lambda p: order.get(p.id, (True, 10**6, 0, 0)))
+    ranked = sorted(passages, key=lambda p: order.get(p.id, (True, True, 10**6, 0, 0)))
     chosen: list[Passage] = []
     used = 0
     for passage in ranked:

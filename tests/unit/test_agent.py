@@ -376,3 +376,32 @@ def test_each_hops_answer_passage_leads_then_alternatives_then_the_rest():
     ]
     order = buffer_order(evidence)
     assert sorted(order, key=order.__getitem__) == ["a1", "b1", "a2", "d2", "r1"]
+
+
+def test_the_hops_take_turns_with_what_they_only_read():
+    def item(pid: str, hop: int, route: str) -> Evidence:
+        return Evidence(
+            id=pid,
+            passage_id=pid,
+            sentence_ids=[f"{pid}:0"],
+            quote="",
+            score=1.0,
+            hop=hop,
+            route=route,  # type: ignore[arg-type]
+        )
+
+    evidence = [
+        item("a1", 1, "answer"),
+        item("r1a", 1, "read"),
+        item("r1b", 1, "read"),
+        item("r1c", 1, "read"),
+        item("a2", 2, "answer"),
+        item("r2a", 2, "read"),
+    ]
+    order = buffer_order(evidence)
+    # hop 2's best read passage is not pushed behind everything hop 1 read
+    assert sorted(order, key=order.__getitem__) == ["a1", "a2", "r1a", "r2a", "r1b", "r1c"]
+    # without answers (a structural plan) the passages keep hop order
+    plain = [item("p1", 1, "fused"), item("p2", 1, "fused"), item("q1", 2, "entity")]
+    order = buffer_order(plain)
+    assert sorted(order, key=order.__getitem__) == ["p1", "p2", "q1"]
