@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from agent.options import compared, mentioned
 from agent.questions import ACTIONS, MAX_WORDS, NUMBERS, PEOPLE, PLACES, TIMES, Question
-from agent.spans import YEAR, Candidate, around, clean, sentence_spans
+from agent.spans import YEAR, Candidate, around, clean, describes_name, sentence_spans
 from indexes.documents import Passage
 from indexes.lexical import stems
 from indexes.nlp_extraction import load_pipeline
@@ -199,6 +199,8 @@ def _kept(question: Question, text: str, label: str, effect: float, frame: _Fram
         return False
     if '"' in text or "\\" in text:  # a grammar's enum cannot hold them safely
         return False
+    if label in ("NP", "PROPN") and describes_name(text) and key not in frame.answered:
+        return False  # "singer-songwriter Jonghyun": the name is a candidate of its own
     own = stems(text)
     repeated = own & question.words - {question.head}  # "Kestrel Pass" answers "which pass"
     # mostly words the question already uses: not new information, unless a unit's side

@@ -33,7 +33,7 @@ from agent.relations import (
     relation_words,
     role_words,
 )
-from agent.spans import sentence_spans
+from agent.spans import describes_name, sentence_spans
 from indexes.documents import Passage
 from indexes.lexical import stems
 from indexes.units import ReasoningUnit, entity_key, normalize
@@ -55,7 +55,7 @@ FEATURES = (
     "frequency",  # log of the number of sentences that write it
     "rank",  # 1 / (1 + rank of its passage)
     "slot",  # a date or place in the slot the relation names: "(1868, Graz – 1937, Paris)"
-    "after_by",  # written after "by" ("directed by X", "an album by vocalist X")
+    "after_by",  # written after "by" ("directed by X", "recorded by country music artist X")
     "is_title",  # it is its passage's own title (the page is about it, not its answer)
     "in_question",  # it shares words with the hop question
     "head",  # it holds the noun the hop asks for ("which pass" → "Kestrel Pass")
@@ -218,11 +218,6 @@ def spans_of(text: str) -> list[tuple[str, str]]:
     return out
 
 
-# A noun phrase that describes a name before writing it ("American singer X", "political
-# activist X"): a common word, then a capitalized word later on.
-_DESCRIBED_NAME = re.compile(r"\b(?!(?:of|the|and|de|du|da|del|der|di|la|le|van|von|y)\b)[a-z]\w+ .*\b[A-Z]")
-
-
 def _slot(sentence: str, span: str, relation: str) -> bool:
     """Is the date or place in the parenthetical slot its relation names?
 
@@ -244,13 +239,13 @@ def _slot(sentence: str, span: str, relation: str) -> bool:
 
 
 def _after_by(sentence: str, span: str) -> bool:
-    """Is the span written after "by", at most two words between ("by American singer X")?"""
+    """Is the span written after "by", at most four words between ("by American singer X")?"""
     words, target = normalize(sentence).split(), normalize(span).split()
     return any(
         words[at + gap : at + gap + len(target)] == target
         for at, word in enumerate(words, start=1)
         if word == "by"
-        for gap in range(3)
+        for gap in range(5)
     )
 
 
@@ -314,7 +309,7 @@ def read_hop(
                 key = normalize(text)
                 if not fit or not key or key == subject_key or key in subject_key.split():
                     continue
-                if label in ("NP", "PROPN") and _DESCRIBED_NAME.search(text):
+                if label in ("NP", "PROPN") and describes_name(text):
                     continue  # "Scottish reformer John Knox": the name is a candidate of its own
                 if f" {key} " in asked_norm or key in excluded:
                     continue  # the question's own words are no answer

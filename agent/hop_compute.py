@@ -49,6 +49,16 @@ def _groups(hop: Hop, results: dict[int, HopResult]) -> list[list[HopResult | No
     return [deps[i : i + per] for i in range(0, len(deps), per)]
 
 
+def _named(option: str, group: list[HopResult | None]) -> str:
+    """The option as the name its first hop asked about, where the option writes more around it.
+
+    "Which occurred first, the first publication of The Ladder or Heat?" is answered "The Ladder".
+    """
+    subject = group[0].subject if group and group[0] else ""
+    key = normalize(subject)
+    return subject if key and f" {key} " in f" {normalize(option)} " else option
+
+
 def compute(hop: Hop, results: dict[int, HopResult]) -> tuple[str, str]:
     """The computed hop's answer ('' when its dependencies do not settle it) and how it was reached."""
     groups = _groups(hop, results)
@@ -63,7 +73,8 @@ def compute(hop: Hop, results: dict[int, HopResult]) -> tuple[str, str]:
         if len(known) < len(values) or len(set(known)) < len(known):
             return "", "the hops did not give a date for every option"
         pick = max(known) if hop.compute in ("latest", "longest") else min(known)
-        return hop.options[values.index(pick)], f"compared the dates: {hop.compute}"
+        at = values.index(pick)
+        return _named(hop.options[at], groups[at]), f"compared the dates: {hop.compute}"
     if hop.compute == "same":
         lasts = [g[-1] for g in groups]
         named = [[a for a in ([r.answer, *r.alternatives] if r else []) if a] for r in lasts]

@@ -40,7 +40,7 @@ _PEOPLE = {
     "director": "directed director",
     "composer": "composed composer music score",
     "performer": "performed performer sung singer recorded band",
-    "singer": "sung singer sang",
+    "singer": "sung singer sang recorded",
     "author": "author wrote written writes book novel",
     "writer": "wrote written writes",
     "screenwriter": "wrote written screenplay",

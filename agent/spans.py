@@ -53,6 +53,21 @@ def sentence_spans(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
+# A noun phrase that describes a name before writing it ("American singer X", "political
+# activist X"): a common word, then a capitalized word later on.
+_DESCRIBED_NAME = re.compile(
+    r"\b(?!(?:of|the|and|de|du|da|del|der|di|la|le|van|von|y)\b)[a-z]\w+ .*\b[A-Z]"
+)
+
+
+def describes_name(phrase: str) -> bool:
+    """Does the phrase describe a name before writing it ("Scottish reformer John Knox")?
+
+    The name is a candidate of its own; the phrase around it is no answer.
+    """
+    return bool(_DESCRIBED_NAME.search(phrase))
+
+
 def clean(span: str) -> str:
     """A span without its article and surrounding punctuation."""
     span = re.sub(r"^(?:the|a|an)\s+", "", span.strip(" ,.;:'\"()[]"), flags=re.I)

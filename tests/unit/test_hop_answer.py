@@ -175,3 +175,23 @@ def test_a_phrase_that_describes_a_name_gives_way_to_the_name():
     ]
     assert found[0] == "John Knox"
     assert not any("reformer" in text for text in found)
+
+
+def test_a_comparison_names_the_option_its_hop_asked_about():
+    from agent.hop_compute import compute
+
+    def dated(hop: int, subject: str, when: str) -> HopResult:
+        return HopResult(hop=hop, query="", status="resolved", subject=subject, answer=when)
+
+    step = Hop(
+        id=3,
+        question="Which came first, the first film of Orrin Vale or Lantern Run?",
+        depends_on=[1, 2],
+        compute="earliest",
+        options=["the first film of Orrin Vale", "Lantern Run"],
+    )
+    results = {1: dated(1, "Orrin Vale", "1931"), 2: dated(2, "Lantern Run", "1950")}
+    assert compute(step, results)[0] == "Orrin Vale"
+    # a subject the option does not write leaves the option as it is
+    results[1] = dated(1, "Osric Vane", "1931")
+    assert compute(step, results)[0] == "the first film of Orrin Vale"
