@@ -355,53 +355,43 @@ def test_input_that_cannot_be_searched_gets_a_clear_reply(sample_index, content,
     assert state["plan"] == [] and state["sources"] == [] and not model.calls
 
 
-def test_each_hops_answer_passage_leads_then_alternatives_then_the_rest():
-    def item(pid: str, hop: int, route: str) -> Evidence:
-        return Evidence(
-            id=pid,
-            passage_id=pid,
-            sentence_ids=[f"{pid}:0"],
-            quote="",
-            score=1.0,
-            hop=hop,
-            route=route,  # type: ignore[arg-type]
-        )
+def _buffered(pid: str, hop: int, route: str) -> Evidence:
+    return Evidence(
+        id=pid,
+        passage_id=pid,
+        sentence_ids=[f"{pid}:0"],
+        quote="",
+        score=1.0,
+        hop=hop,
+        route=route,  # type: ignore[arg-type]
+    )
 
+
+def test_each_hops_answer_passage_leads_then_alternatives_then_the_rest():
     evidence = [
-        item("a1", 1, "answer"),  # hop 1's answer
-        item("a2", 1, "answer"),  # hop 1's alternative
-        item("r1", 1, "read"),
-        item("b1", 2, "answer"),  # hop 2's answer: second, ahead of hop 1's alternative
-        item("d2", 2, "dense"),
+        _buffered("a1", 1, "answer"),  # hop 1's answer
+        _buffered("a2", 1, "answer"),  # hop 1's alternative
+        _buffered("r1", 1, "read"),
+        _buffered("b1", 2, "answer"),  # hop 2's answer: second, ahead of hop 1's alternative
+        _buffered("d2", 2, "dense"),
     ]
     order = buffer_order(evidence)
     assert sorted(order, key=order.__getitem__) == ["a1", "b1", "a2", "d2", "r1"]
 
 
 def test_the_hops_take_turns_with_what_they_only_read():
-    def item(pid: str, hop: int, route: str) -> Evidence:
-        return Evidence(
-            id=pid,
-            passage_id=pid,
-            sentence_ids=[f"{pid}:0"],
-            quote="",
-            score=1.0,
-            hop=hop,
-            route=route,  # type: ignore[arg-type]
-        )
-
     evidence = [
-        item("a1", 1, "answer"),
-        item("r1a", 1, "read"),
-        item("r1b", 1, "read"),
-        item("r1c", 1, "read"),
-        item("a2", 2, "answer"),
-        item("r2a", 2, "read"),
+        _buffered("a1", 1, "answer"),
+        _buffered("r1a", 1, "read"),
+        _buffered("r1b", 1, "read"),
+        _buffered("r1c", 1, "read"),
+        _buffered("a2", 2, "answer"),
+        _buffered("r2a", 2, "read"),
     ]
     order = buffer_order(evidence)
     # hop 2's best read passage is not pushed behind everything hop 1 read
     assert sorted(order, key=order.__getitem__) == ["a1", "a2", "r1a", "r2a", "r1b", "r1c"]
     # without answers (a structural plan) the passages keep hop order
-    plain = [item("p1", 1, "fused"), item("p2", 1, "fused"), item("q1", 2, "entity")]
+    plain = [_buffered("p1", 1, "fused"), _buffered("p2", 1, "fused"), _buffered("q1", 2, "entity")]
     order = buffer_order(plain)
     assert sorted(order, key=order.__getitem__) == ["p1", "p2", "q1"]
