@@ -62,6 +62,10 @@ FEATURES = (
     "kin",  # written in its kin relation's frame ("son of A and his wife X" for a mother)
     "proper",  # a name: an entity label or a capital letter, not a common noun phrase
     "nested",  # a longer candidate of its sentence holds it ("Saxony" in "Saxony-Anhalt")
+    "narrower",  # a place a wider one follows ("Tucson, Arizona") where no country is asked
+    "broadest",  # the last place of a chain ("…, Arizona, United States") where a country is asked
+    "broadest_unasked",  # the last place of a chain where a narrower place is asked
+    "holds_asked",  # a longer name holding the subject or an earlier hop's name ("X Président")
 )
 _WINDOW = 4
 MONTHS = tuple(
@@ -76,12 +80,14 @@ _DATES = re.compile(
 _MONTH_WORDS = frozenset(MONTHS)
 _DATE_RANGE = re.compile(r"\(([^()]*\d{3,4}[^()]*?)\s*[–—-]+\s*([^()]*\d{3,4}[^()]*)\)")
 _NATIONALITY = frozenset({"nationality", "citizenship", "country of citizenship", "country"})
+_ASKS_COUNTRY = re.compile(r"\b(?:country|countries|nation|nationality|citizenship)\b", re.I)
+_PLACE_LABELS = frozenset({"GPE", "LOC"})
 # Types the small parser often leaves untyped: a capitalized span may still answer them.
 _LOOSE: dict[str, frozenset[str]] = {
     "person": frozenset({"PROPN", "ORG", "TITLE", "NAME"}),
     "work": frozenset({"PROPN", "PERSON", "TITLE", "NAME"}),
     "organization": frozenset({"PROPN", "TITLE", "NAME", "PERSON", "GPE"}),
-    "place": frozenset({"PROPN", "TITLE", "NAME"}),
+    "place": frozenset({"PROPN", "TITLE", "NAME", "ORG"}),
 }
 
 
@@ -288,7 +294,11 @@ def read_hop(
     asked_norm = f" {normalize(question)} "
     head = answer_head(question)
     subject_key = entity_key(subject)
+    asks_country = answer_type == "place" and bool(
+        _ASKS_COUNTRY.search(question) or relation_head(relation) in _NATIONALITY
+    )
     excluded = {entity_key(n) for n in not_answers} - {""}
+    held_names = excluded | ({subject_key} - {""})
     by_unit = unit_answers(units, subject, relation)
     best: dict[str, HopAnswer] = {}
     sentences_of: dict[str, set[str]] = {}
@@ -301,7 +311,11 @@ def read_hop(
             names_subject = is_own or bool(subject_key) and f" {subject_key} " in norm
             overlap = len(asked & words) / max(1, len(asked))
             seen_types: set[str] = set()
-            for span, label in spans_of(sentence.text):
+            spans = spans_of(sentence.text)
+            places = (
+                [s for s, lab in spans if lab in _PLACE_LABELS] if answer_type == "place" else []
+            )
+            for span, label in spans:
                 fit = _fits(label, span, answer_type, allowed)
                 text = span.strip(" ,.;:'\"()[]")
                 text = re.sub(r"^(?:the|a|an)\s+", "", text, flags=re.I)
@@ -336,6 +350,8 @@ def read_hop(
                     "head": float(bool(head) and head in stems(text)),
                     "kin": float(kin_frame(relation, norm, key)),
                     "proper": float(label not in ("NP", "VP") or text[:1].isupper()),
+                    **_chain(sentence.text, text, places, asks_country),
+                    "holds_asked": float(any(f" {n} " in f" {key} " for n in held_names)),
                 }
                 if role and not _writes_role(features, role & words):
                     continue
@@ -359,6 +375,32 @@ def read_hop(
             candidate.via = "unit"
         out.append(candidate)
     return sorted(out, key=lambda c: (-c.score, c.text))
+
+
+def _chain(sentence: str, text: str, places: list[str], asks_country: bool) -> dict[str, float]:
+    """Where a place stands in its sentence's chain of places ("Tucson, Arizona, United States").
+
+    A chain runs narrow to wide: a hop that asks for a city or a state wants a place a wider one
+    follows, a hop that asks for a country the chain's last place.
+    """
+    if not places:
+        return {}
+    followed = any(
+        other != text
+        and re.search(re.escape(text) + r",\s+(?:the\s+)?" + re.escape(other), sentence)
+        for other in places
+    )
+    follows = any(
+        other != text
+        and re.search(re.escape(other) + r",\s+(?:the\s+)?" + re.escape(text), sentence)
+        for other in places
+    )
+    last = follows and not followed
+    return {
+        "narrower": float(followed and not asks_country),
+        "broadest": float(last and asks_country),
+        "broadest_unasked": float(last and not asks_country),
+    }
 
 
 def _writes_role(features: dict[str, float], role_in_sentence: frozenset[str]) -> bool:

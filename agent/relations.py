@@ -288,6 +288,8 @@ def is_relational(phrase: str) -> bool:
     return bool(relation_head(phrase)) or phrase.lower().strip() in KINSHIP
 
 
+# Lexicon entries too general to type a hop by when its question words do not.
+_VAGUE = frozenset({"place", "person", "organization", "number", "date", "year"})
 # Question words → answer type; a "which/what NOUN" reads the noun's type.
 _WH_PATTERNS: tuple[tuple[str, AnswerType], ...] = (
     (r"^(?:who|whom|whose)\b", "person"),
@@ -297,6 +299,23 @@ _WH_PATTERNS: tuple[tuple[str, AnswerType], ...] = (
     (r"^what nationality\b", "place"),
 )
 _WH_TYPES = tuple((re.compile(p), t) for p, t in _WH_PATTERNS)
+
+
+def question_type(wh_phrase: str, relation: str) -> AnswerType:
+    """A hop's answer type: its question words', else its relation's first typed noun.
+
+    "What was X's city of birth?" → place; "What instrument did the actor play?" → other.
+    """
+    kind = wh_type(wh_phrase)
+    if kind != "other":
+        return kind
+    words = re.findall(r"[a-z]+(?:-[a-z]+)?", relation.lower())
+    for i in range(len(words)):
+        for size in (3, 2, 1):
+            entry = " ".join(words[i : i + size])
+            if len(words) >= i + size and entry in _LEXICON and entry not in _VAGUE:
+                return _LEXICON[entry][0]
+    return "other"
 
 
 def wh_type(wh_phrase: str) -> AnswerType:

@@ -31,7 +31,7 @@ import numpy as np
 
 from agent.decompose import wh_words
 from agent.hop_answer import FEATURES, HopAnswer, Ranking, read_hop
-from agent.relations import AnswerType, relation_type, wh_type
+from agent.relations import AnswerType, question_type, relation_type, wh_type
 from evals.data.corpus import read_jsonl
 from evals.metrics import exact_match
 from indexes.documents import Passage, Sentence
@@ -120,7 +120,7 @@ def hop_examples(record: dict[str, Any], dataset: str) -> Iterator[HopExample]:
             else:
                 refs = [answers[int(r) - 1] for r in re.findall(r"#(\d+)", step["question"])]
                 subject, relation, question = (refs[0] if refs else ""), text, text
-                kind = wh_type(wh_words(text))
+                kind = question_type(wh_words(text), text)
             answers.append(step["answer"])
             yield HopExample(
                 question=question,

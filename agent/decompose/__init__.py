@@ -20,8 +20,11 @@ these fits is not decomposed (the caller keeps it as one hop).
 
 from __future__ import annotations
 
+import re
+
 from agent.decompose.comparisons import both, common, compared_options, comparison, same
 from agent.decompose.descriptions import (
+    bridge_clause,
     chain,
     noun_after_name,
     of_description,
@@ -37,10 +40,17 @@ from agent.decompose.names import (
     main_relation,
     wh_words,
 )
-from agent.relations import AnswerType, wh_type
+from agent.relations import AnswerType, question_type
 from agent.state import MAX_PARSED_HOPS, Hop
 
 __all__ = ["compared_options", "decompose", "describe_hop", "entity_end", "wh_words"]
+
+
+# A setting written before the question words ("In 1900, what was …"): it belongs to the last hop.
+_SETTING = re.compile(
+    r"^((?:in|during|as of|by|after|before)\s+[^,]+),\s+(?=(?:what|which|who|whom|whose|where|when|how)\b)",
+    re.I,
+)
 
 
 def decompose(question: str) -> list[Hop]:
@@ -48,7 +58,20 @@ def decompose(question: str) -> list[Hop]:
     text = " ".join(question.strip().rstrip("?.! ").split())
     if not text:
         return []
-    for reader in (comparison, same, both, common, chain):
+    setting = _SETTING.match(text)
+    if setting:
+        rest = text[setting.end() :]
+        hops = _read(rest[:1].upper() + rest[1:])
+        if len(hops) > 1 and not hops[-1].compute:
+            last = setting.group(1)
+            hops[-1].question = f"{hops[-1].question.rstrip('?')} {last[0].lower()}{last[1:]}?"
+            return hops
+    return _read(text)
+
+
+def _read(text: str) -> list[Hop]:
+    """The first reading that decomposes the text, within the hop limit."""
+    for reader in (comparison, same, both, common, chain, bridge_clause):
         plan = Plan()
         if reader(text, plan) and len(plan.hops) <= MAX_PARSED_HOPS:
             return plan.hops
@@ -80,4 +103,4 @@ def describe_hop(question: str) -> tuple[str, str, AnswerType]:
         if starts:
             subject = " ".join(words[starts[0] : entity_end(words, starts[0])])
     relation = main_relation(" ".join(w for w in words if w not in subject.split()))
-    return subject, relation, wh_type(wh_words(text))
+    return subject, relation, question_type(wh_words(text), relation)

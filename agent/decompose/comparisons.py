@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agent.decompose.descriptions import of_description, possessive, strip_kind
+from agent.decompose.descriptions import is_nationality, of_description, possessive, strip_kind
 from agent.decompose.names import AUX, PLACEHOLDER, Plan, entity_end, is_name_word
 from agent.questions import question_options
 from agent.relations import relation_type
@@ -174,6 +174,8 @@ def both(question: str, plan: Plan) -> bool:
             return False
         split = words.index("and") if "and" in words else -1
         end = entity_end(words, split + 1)
+        if end == len(words) and end - split > 3 and is_nationality(words[-1]):
+            end -= 1  # "Are both A and B American?": the claim is the nationality
         if split < 1 or end == split + 1 or end >= len(words):
             return False
         first, second, claim = " ".join(words[:split]), " ".join(words[split + 1 : end]), ""

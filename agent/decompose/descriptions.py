@@ -17,7 +17,14 @@ from agent.decompose.names import (
     main_relation,
     wh_words,
 )
-from agent.relations import KINSHIP, is_relational, relation_head, relation_type, wh_type
+from agent.relations import (
+    KINSHIP,
+    AnswerType,
+    is_relational,
+    question_type,
+    relation_head,
+    relation_type,
+)
 from agent.state import MAX_PARSED_HOPS
 from indexes.nlp_extraction import load_pipeline
 
@@ -34,12 +41,18 @@ _WH_OPENERS = frozenset("in at on what which when where how".split())
 
 
 def strip_kind(words: list[str], start: int) -> int:
-    """Skip "the film" / "song" before a title."""
+    """Skip "the film" / "song" before a title, or any few words before a quoted one."""
     rest = " ".join(words[start:]) + " "
     found = _KIND_WORDS.match(rest.lower())
     if found and start + len(found.group(0).split()) < len(words):
         skipped = start + len(found.group(0).split())
         if is_name_word(words[skipped]):
+            return skipped
+    for skipped in range(start + 1, min(start + 4, len(words))):
+        # "the romantic comedy "Big Stone Gap"": the quotes say where the title starts
+        if not re.fullmatch(r"[a-z][a-z-]*", words[skipped - 1]):
+            break
+        if words[skipped][:1] in ('"', "“"):
             return skipped
     return start
 
@@ -83,7 +96,9 @@ def of_description(words: list[str], plan: Plan) -> list[str] | None:
             relation = " ".join(words[start:i])
             if relation_head(relation) in _APPOSITIVE or not is_relational(relation):
                 continue
-            begin = start - 1 if start > 0 and words[start - 1] in ("the", "a", "an") else start
+            begin = (
+                start - 1 if start > 0 and words[start - 1].lower() in ("the", "a", "an") else start
+            )
             name = " ".join(words[name_at:end])
             comma = name.endswith(",")  # "the owner of Scion, and Nissan": the list goes on
             name = name.rstrip(",")
@@ -119,7 +134,7 @@ def possessive(words: list[str], plan: Plan) -> list[str] | None:
     return None
 
 
-def _nationality(name: str) -> bool:
+def is_nationality(name: str) -> bool:
     """Is the capitalized word before a noun an adjective of nationality ("the British actor")?"""
     return all(t.ent_type_ == "NORP" and t.tag_ in ("JJ", "HYPH") for t in load_pipeline()(name))
 
@@ -131,7 +146,7 @@ def noun_after_name(words: list[str], plan: Plan) -> list[str] | None:
             continue
         end = entity_end(words, i + 1)
         noun = words[end].rstrip(",;:") if end < len(words) else ""
-        if noun and _after_name(noun) and not _nationality(" ".join(words[i + 1 : end])):
+        if noun and _after_name(noun) and not is_nationality(" ".join(words[i + 1 : end])):
             name = " ".join(words[i + 1 : end])
             ref = plan.relation_hop(noun, name)
             return words[:i] + [ref + words[end][len(noun) :]] + words[end + 1 :]
@@ -220,6 +235,49 @@ def _relative(words: list[str], plan: Plan) -> list[str] | None:
         before = doc[:start].text.split()
         after = doc[clause_end + 1 :].text.split()
         return [*before, ref, *after]
+    return None
+
+
+_FREE: dict[str, AnswerType] = {
+    "who": "person",
+    "whom": "person",
+    "where": "place",
+    "what": "other",
+}
+
+
+def _free_relative(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace a clause a preposition takes whole, its relative word its own noun, by its hop.
+
+    "the label responsible for who sang Delta Hardware" → hop "Who sang Delta Hardware?"
+    (person); "the expedition to where Min dialects are spoken" → "Where are …". The clause is
+    the parse's subtree of the preposition's verb, and it names a name or #k.
+    """
+    doc = load_pipeline()(" ".join(words))
+    for rel in doc[2:]:
+        if rel.lower_ not in _FREE or doc[rel.i - 1].pos_ != "ADP" or rel.dep_ == "det":
+            continue  # "in what province" asks; it opens no clause
+        verb = next(
+            (
+                t
+                for t in doc[rel.i + 1 :]
+                if t.dep_ == "pcomp" and t.head.i == rel.i - 1 and t.left_edge.i == rel.i
+            ),
+            None,
+        )
+        if verb is None:
+            continue
+        end = _clause_end(doc, verb.right_edge.i)
+        clause = doc[rel.i + 1 : end + 1].text.split()
+        named = [j for j, w in enumerate(clause) if is_name_word(w)]
+        if not named:
+            continue
+        refs = [w for w in clause if PLACEHOLDER.fullmatch(w.rstrip("'s"))]
+        subject = refs[0] if refs else " ".join(clause[named[0] : entity_end(clause, named[0])])
+        relation = " ".join(w for w in clause if not is_name_word(w))
+        kind = _FREE[rel.lower_]
+        ref = plan.add(f"{rel.text.capitalize()} {' '.join(clause)}?", subject, relation, kind)
+        return [*doc[: rel.i].text.split(), ref, *doc[end + 1 :].text.split()]
     return None
 
 
@@ -327,6 +385,7 @@ def chain(question: str, plan: Plan) -> bool:
             or prep_description(words, plan)
             or _contact(words, plan)
             or _relative(words, plan)
+            or _free_relative(words, plan)
             or _in_placeholder(words, plan)
         )
         if nxt is None or len(plan.hops) > MAX_PARSED_HOPS:
@@ -342,5 +401,74 @@ def chain(question: str, plan: Plan) -> bool:
     refs = PLACEHOLDER.findall(rest)
     subject = refs[-1] if refs else last
     relation = " ".join(w for w in rest.split() if not PLACEHOLDER.fullmatch(w.rstrip("'s")))
-    plan.add(f"{rest}?", subject, main_relation(relation), wh_type(wh_words(rest)))
+    relation = main_relation(relation)
+    plan.add(f"{rest}?", subject, relation, question_type(wh_words(rest), relation))
+    return True
+
+
+_IN_SITU = frozenset("what which who whom when".split())
+
+
+def bridge_clause(question: str, plan: Plan) -> bool:
+    """Read "NAME … a N that/who CLAUSE-asking-what": the N is a bridge, the clause asks of it.
+
+    "Candace Flynn was voiced by the actress who achieved success on what show?" → hop 1 "Who is
+    the actress that Candace Flynn was voiced by?" (person), hop 2 "#1 achieved success on what
+    show?". A reduced clause gets its verb: "… by an actress born in what year?" → "#1 was born in
+    what year?". The clause runs to the question's end and holds its question word; the words
+    before the N name a name.
+    """
+    doc = load_pipeline()(question)
+    if not len(doc) or doc[0].lower_ in _WH_OPENERS | _IN_SITU:
+        return False
+    # the last question word: an earlier one may be the clause's own relative word ("who")
+    wh = next(
+        (t for t in reversed(doc[1:]) if t.lower_ in _IN_SITU and t.tag_ in ("WDT", "WP", "WRB")),
+        None,
+    )
+    if wh is None:
+        return False
+    clause = next(
+        (
+            a
+            for a in wh.ancestors
+            if a.dep_ in ("relcl", "acl") and a.head.pos_ == "NOUN" and a.head.is_lower
+        ),
+        None,
+    )
+    if clause is None:
+        return False
+    noun = clause.head
+    det = next(
+        (c for c in noun.children if c.dep_ == "det" and c.lower_ in ("a", "an", "the")), None
+    )
+    last = len(doc) - 1 - (doc[-1].is_punct)
+    if det is None or clause.left_edge.i != noun.i + 1 or clause.right_edge.i < last:
+        return False
+    before = doc[: det.i].text.split()
+    named = [j for j, w in enumerate(before) if is_name_word(w)]
+    verbs = [t for t in doc[: det.i] if t.pos_ in ("VERB", "AUX")]
+    if not named or not verbs or verbs == [doc[det.i - 1]] and verbs[0].lemma_ == "be":
+        return False  # "X is an area where …" describes X itself: no bridge
+    bridge = doc[det.i + 1 : noun.i + 1].text
+    kind = relation_type(noun.lower_)
+    if kind == "other" and doc[noun.i + 1].lower_ in ("who", "whom"):
+        kind = "person"
+    subject = " ".join(before[named[0] : entity_end(before, named[0])])
+    relation = " ".join([noun.lower_, *(w for w in before if not is_name_word(w))])
+    rest = doc[noun.i + 1 : last + 1]
+    if rest[0].lower_ in ("who", "whom", "that", "which"):
+        tail = rest[1:].text.split()
+    elif rest[0].tag_ == "VBN":  # a reduced clause: "born in what year", "set in what state"
+        tail = ["was", *rest.text.split()]
+    elif rest[0].tag_ == "VBG":  # "specializing in what type of fighting"
+        tail = rest.text.split()
+    else:
+        return False
+    wh_noun = "Who" if kind == "person" else "What"
+    ref = plan.add(f"{wh_noun} is the {bridge} that {' '.join(before)}?", subject, relation, kind)
+    asked = [ref, *tail]
+    phrase = doc[wh.i : wh.head.i + 1].text if wh.dep_ == "det" else wh.text
+    own = " ".join(w for w in asked[1:] if w.lower() not in phrase.lower().split())
+    plan.add(f"{' '.join(asked)}?", ref, main_relation(own), question_type(phrase, own))
     return True

@@ -163,6 +163,11 @@ def test_same_country_both_and_in_common():
         "Are Tim Winton novelists?",
     ]
     assert both[2].compute == "all"
+    nationality = decompose("Are both Orla Venn and Hessa Varn American?")
+    assert [h.question for h in nationality[:2]] == [
+        "Are Orla Venn American?",
+        "Are Hessa Varn American?",
+    ]
     common = decompose("Which actor do Heat and Ronin have in common?")
     assert common[2].compute == "common" and common[0].answer_type == "person"
 
@@ -220,3 +225,42 @@ def test_a_longer_noun_phrase_in_a_placeholder_is_a_hop_and_a_clause_is_not():
         "How many times did the flood occur in #1?",
     ]
     assert clause[-1].answer_type == "number"
+
+
+def test_a_setting_before_the_question_words_goes_to_the_last_hop():
+    hops = decompose("In 1900, what was the population of the birth city of Orla Venn?")
+    assert [h.question for h in hops] == [
+        "What is the birth city of Orla Venn?",
+        "What is the population of #1 in 1900?",
+    ]
+    assert hops[-1].answer_type == "number"
+    assert decompose("In which port was Hessa Varn born?") == []  # a question word, no setting
+
+
+def test_a_clause_a_preposition_takes_whole_is_a_hop():
+    hops = decompose("What label was responsible for who sang Copper Lanterns?")
+    assert [(h.question, h.answer_type) for h in hops] == [
+        ("Who sang Copper Lanterns?", "person"),
+        ("What label was responsible for #1?", "organization"),
+    ]
+    assert hops[0].subject == "Copper Lanterns"
+    # "in what province" asks in place: it opens no clause
+    assert decompose("Orla Venn was born in what province?") == []
+
+
+def test_a_bridge_described_before_the_clause_that_asks():
+    hops = decompose("Orla Venn was voiced by the actress who won fame on what show?")
+    assert [(h.question, h.subject, h.answer_type) for h in hops] == [
+        ("Who is the actress that Orla Venn was voiced by?", "Orla Venn", "person"),
+        ("#1 won fame on what show?", "#1", "work"),
+    ]
+    born = decompose("The Copper Lanterns were written by a poet born in what year?")
+    assert [h.question for h in born][-1] == "#1 was born in what year?"
+    assert born[-1].answer_type == "date"
+    # "X is an area where …" describes X itself: there is no bridge to ask for
+    assert decompose("Lindmoor Fen is an area where the heron is seen in what season?") == []
+
+
+def test_a_hop_is_typed_by_its_relation_when_its_question_words_are_not():
+    assert describe_hop("What was Orla Venn's city of birth?")[2] == "place"
+    assert describe_hop("What instrument did the actor in Orla play?")[2] == "other"

@@ -170,7 +170,12 @@ def test_a_phrase_that_describes_a_name_gives_way_to_the_name():
     found = [
         a.text
         for a in read_hop(
-            "Who is the spouse of Margery Knox?", "Margery Knox", "spouse", "person", [own], {own.id}
+            "Who is the spouse of Margery Knox?",
+            "Margery Knox",
+            "spouse",
+            "person",
+            [own],
+            {own.id},
         )
     ]
     assert found[0] == "John Knox"
@@ -195,3 +200,18 @@ def test_a_comparison_names_the_option_its_hop_asked_about():
     # a subject the option does not write leaves the option as it is
     results[1] = dated(1, "Osric Vane", "1931")
     assert compute(step, results)[0] == "the first film of Orrin Vale"
+
+
+def test_a_chain_of_places_gives_a_city_hop_its_first_place_and_a_country_hop_its_last():
+    own = _passage(
+        "Orla Venn", "Orla Venn was born in Harlow, Essex, England, and studied painting."
+    )
+
+    def best(question: str, relation: str) -> tuple[str, dict[str, float]]:
+        top = read_hop(question, "Orla Venn", relation, "place", [own], {own.id})[0]
+        return top.text, top.features
+
+    city, features = best("What city was Orla Venn born in?", "city")
+    assert city == "Harlow" and features["narrower"] == 1.0
+    country, features = best("What country was Orla Venn born in?", "country")
+    assert country == "England" and features["broadest"] == 1.0
