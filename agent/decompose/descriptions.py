@@ -41,18 +41,12 @@ _WH_OPENERS = frozenset("in at on what which when where how".split())
 
 
 def strip_kind(words: list[str], start: int) -> int:
-    """Skip "the film" / "song" before a title, or any few words before a quoted one."""
+    """Skip "the film" / "song" before a title."""
     rest = " ".join(words[start:]) + " "
     found = _KIND_WORDS.match(rest.lower())
     if found and start + len(found.group(0).split()) < len(words):
         skipped = start + len(found.group(0).split())
         if is_name_word(words[skipped]):
-            return skipped
-    for skipped in range(start + 1, min(start + 4, len(words))):
-        # "the romantic comedy "Big Stone Gap"": the quotes say where the title starts
-        if not re.fullmatch(r"[a-z][a-z-]*", words[skipped - 1]):
-            break
-        if words[skipped][:1] in ('"', "“"):
             return skipped
     return start
 
