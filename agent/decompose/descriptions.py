@@ -400,7 +400,7 @@ def chain(question: str, plan: Plan) -> bool:
     return True
 
 
-_IN_SITU = frozenset("what which who whom when".split())
+_IN_SITU = frozenset("what which who whom when where how".split())
 
 
 def bridge_clause(question: str, plan: Plan) -> bool:
@@ -462,7 +462,10 @@ def bridge_clause(question: str, plan: Plan) -> bool:
     wh_noun = "Who" if kind == "person" else "What"
     ref = plan.add(f"{wh_noun} is the {bridge} that {' '.join(before)}?", subject, relation, kind)
     asked = [ref, *tail]
-    phrase = doc[wh.i : wh.head.i + 1].text if wh.dep_ == "det" else wh.text
+    if wh.dep_ == "det":  # "what show"
+        phrase = doc[wh.i : wh.head.i + 1].text
+    else:  # "who", "where", "how many"
+        phrase = doc[wh.i : wh.i + 2].text if wh.lower_ == "how" else wh.text
     own = " ".join(w for w in asked[1:] if w.lower() not in phrase.lower().split())
     plan.add(f"{' '.join(asked)}?", ref, main_relation(own), question_type(phrase, own))
     return True

@@ -257,6 +257,11 @@ def test_a_bridge_described_before_the_clause_that_asks():
     born = decompose("The Copper Lanterns were written by a poet born in what year?")
     assert [h.question for h in born][-1] == "#1 was born in what year?"
     assert born[-1].answer_type == "date"
+    tall = decompose("Lindmoor Fen lies at the foot of a mountain that is how many feet tall?")
+    assert [(h.question, h.answer_type) for h in tall][-1] == (
+        "#1 is how many feet tall?",
+        "number",
+    )
     # "X is an area where …" describes X itself: there is no bridge to ask for
     assert decompose("Lindmoor Fen is an area where the heron is seen in what season?") == []
 
