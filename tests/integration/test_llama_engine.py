@@ -28,8 +28,13 @@ def test_two_streams_are_decoded_at_once_on_two_slots(model):
     arrivals: list[str] = []
     lock = threading.Lock()
 
+    start = threading.Barrier(2)
+
     def stream(name: str) -> None:
-        for chunk in model.stream([HumanMessage(f"Tell a short story about {name}.")]):
+        start.wait()  # both requests in flight together, however busy the machine
+        # long enough to overlap even when one request reaches the engine a little late
+        story = [HumanMessage(f"Tell a short story about {name}.")]
+        for chunk in model.stream(story, max_tokens=128):
             if chunk.content:
                 with lock:
                     arrivals.append(name)
