@@ -385,17 +385,13 @@ def _chain(sentence: str, text: str, places: list[str], asks_country: bool) -> d
     """
     if not places:
         return {}
-    followed = any(
-        other != text
-        and re.search(re.escape(text) + r",\s+(?:the\s+)?" + re.escape(other), sentence)
-        for other in places
-    )
-    follows = any(
-        other != text
-        and re.search(re.escape(other) + r",\s+(?:the\s+)?" + re.escape(text), sentence)
-        for other in places
-    )
-    last = follows and not followed
+
+    def written(first: str, second: str) -> bool:  # "first, second" in the sentence
+        return bool(re.search(re.escape(first) + r",\s+(?:the\s+)?" + re.escape(second), sentence))
+
+    others = [other for other in places if other != text]
+    followed = any(written(text, other) for other in others)
+    last = any(written(other, text) for other in others) and not followed
     return {
         "narrower": float(followed and not asks_country),
         "broadest": float(last and asks_country),
