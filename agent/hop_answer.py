@@ -10,6 +10,9 @@ answer is read in two steps, as RESIN reads a one-hop need:
 
 Both meet in one ranking: each candidate's features (below) are weighed by a conditional logit
 fit on the shared dev sets' hops (`evals/fit_ranking.py`, weights in `agent/hop_ranking.json`).
+The features read words and the parse, and the embedder's reading of which sentence asks what
+the hop asks (its cosine with the question); the weights were fit with the default embedder
+(MiniLM), whose cosines another embedder's only approximate.
 A person hop never answers with a nationality, a date hop never with a name: spans of another
 type are never candidates. Below the fitted threshold, the hop has no answer (nothing is invented).
 """
@@ -19,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -66,6 +69,8 @@ FEATURES = (
     "broadest",  # the last place of a chain ("…, Arizona, United States") where a country is asked
     "broadest_unasked",  # the last place of a chain where a narrower place is asked
     "holds_asked",  # a longer name holding the subject or an earlier hop's name ("X Président")
+    "most_similar",  # its sentence is, of the hop's sentences, the nearest the question by meaning
+    "similar_gap",  # its sentence's cosine with the question less the nearest sentence's
 )
 _WINDOW = 4
 MONTHS = tuple(
@@ -281,11 +286,14 @@ def read_hop(
     own: set[str],
     units: Sequence[ReasoningUnit] = (),
     not_answers: Sequence[str] = (),
+    similarity: Mapping[str, float] | None = None,
 ) -> list[HopAnswer]:
     """The hop's candidate answers, best first, each with the features it was ranked by.
 
     `passages` are in retrieval order; `own` holds the ids of the subject's own passages;
-    `not_answers` are names this hop may not answer with (what the hops before it asked about).
+    `not_answers` are names this hop may not answer with (what the hops before it asked about);
+    `similarity` is each sentence's cosine with the question, by sentence id
+    (`IndexReads.sentence_similarity`), the embedder's reading of which sentence answers.
     """
     allowed = labels_for(answer_type, relation)
     rel_words = relation_words(relation)
@@ -300,6 +308,8 @@ def read_hop(
     excluded = {entity_key(n) for n in not_answers} - {""}
     held_names = excluded | ({subject_key} - {""})
     by_unit = unit_answers(units, subject, relation)
+    similarity = similarity or {}
+    nearest = max(similarity.values(), default=0.0)
     best: dict[str, HopAnswer] = {}
     sentences_of: dict[str, set[str]] = {}
     for rank, passage in enumerate(passages):
@@ -310,6 +320,7 @@ def read_hop(
             words = stems(sentence.text)
             names_subject = is_own or bool(subject_key) and f" {subject_key} " in norm
             overlap = len(asked & words) / max(1, len(asked))
+            cosine = similarity.get(sentence.id, nearest)
             seen_types: set[str] = set()
             spans = spans_of(sentence.text)
             places = (
@@ -352,6 +363,8 @@ def read_hop(
                     "proper": float(label not in ("NP", "VP") or text[:1].isupper()),
                     **_chain(sentence.text, text, places, asks_country),
                     "holds_asked": float(any(f" {n} " in f" {key} " for n in held_names)),
+                    "most_similar": float(sentence.id in similarity and cosine >= nearest),
+                    "similar_gap": cosine - nearest,
                 }
                 if role and not _writes_role(features, role & words):
                     continue

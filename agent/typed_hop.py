@@ -105,6 +105,7 @@ def read(
         own_ids,
         [u.unit for u in units],
         not_answers=asked_before,
+        similarity=index.sentence_similarity(query, passages),
     )
     return reading
 

@@ -7,7 +7,9 @@ r"""Fit the hop reader's ranking on gold hops, with k-fold cross-validation: the
 Every hop of a file in the normalized schema is one example: 2Wiki's evidence triples (subject,
 relation → object), MuSiQue's decomposition (each sub-question with `#k` filled by the gold
 answers before it, and its answer), and a HotpotQA question as one hop. The passages are the
-question's own paragraphs, the subject's first. Each candidate `agent.hop_answer.read_hop` finds
+question's own paragraphs, the subject's first, split into sentences as the index splits them
+where a record gives only a paragraph's text, and each sentence's cosine with the hop's question
+is the default embedder's, as the agent reads it. Each candidate `agent.hop_answer.read_hop` finds
 is a row of features, labelled by whether it is the gold answer. The weights are a conditional
 logit over each hop's candidates (a softmax per hop, `_fit_listwise`): what the reader needs is
 the gold candidate above its rivals in the same hop, and fitting that directly beats a
@@ -34,7 +36,8 @@ from agent.hop_answer import FEATURES, HopAnswer, Ranking, read_hop
 from agent.relations import AnswerType, question_type, relation_type, wh_type
 from evals.data.corpus import read_jsonl
 from evals.metrics import exact_match
-from indexes.documents import Passage, Sentence
+from indexes.documents import Passage, Sentence, split_sentences
+from indexes.embeddings import embed, make_embedder
 from indexes.units import entity_key
 
 FOLDS = 5
@@ -62,7 +65,7 @@ def _passages(record: dict[str, Any]) -> list[Passage]:
     out = []
     for i, p in enumerate(record.get("paragraphs") or []):
         pid = f"{record['id']}#{i}"
-        sents = p.get("sentences") or [p.get("text", "")]
+        sents = p.get("sentences") or split_sentences(str(p.get("text") or ""))
         out.append(
             Passage(
                 id=pid,
@@ -142,11 +145,36 @@ def hop_examples(record: dict[str, Any], dataset: str) -> Iterator[HopExample]:
         )
 
 
-def candidates_of(example: HopExample) -> list[HopAnswer]:
+class _Similarity:
+    """Sentences' cosines with a question, by the default embedder, as the index reads them.
+
+    Each distinct sentence is embedded once (a record's paragraphs serve all its hops).
+    """
+
+    def __init__(self) -> None:
+        self.embedder = make_embedder()
+        self.vectors: dict[str, np.ndarray] = {}
+
+    def __call__(self, question: str, passages: list[Passage]) -> dict[str, float]:
+        texts = {s.id: s.text for p in passages for s in p.sentences}
+        missing = [t for t in dict.fromkeys(texts.values()) if t not in self.vectors]
+        if missing:
+            self.vectors.update(zip(missing, embed(self.embedder, missing), strict=True))
+        query = embed(self.embedder, [question])[0]
+        return {i: float(self.vectors[t] @ query) for i, t in texts.items()}
+
+
+def candidates_of(example: HopExample, similarity: _Similarity) -> list[HopAnswer]:
     """The reader's candidates for a gold hop (its passages, the subject's own first)."""
     passages, own = _own_first(example.passages, example.subject)
     return read_hop(
-        example.question, example.subject, example.relation, example.answer_type, passages, own
+        example.question,
+        example.subject,
+        example.relation,
+        example.answer_type,
+        passages,
+        own,
+        similarity=similarity(example.question, passages),
     )
 
 
@@ -176,13 +204,14 @@ def _fit_listwise(hops: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
 def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
     """Fit, cross-validate and write the weights; returns the report."""
     examples: list[tuple[HopExample, list[HopAnswer], list[bool]]] = []
+    similarity = _Similarity()
     for path in paths:
         name = path.stem
         for record in read_jsonl(path):
             for example in hop_examples(record, name):
                 if example.answers[0].lower() in ("yes", "no"):
                     continue  # yes/no is decided by polarity, not by a span
-                cands = candidates_of(example)
+                cands = candidates_of(example, similarity)
                 labels = [exact_match(c.text, example.answers) > 0 for c in cands]
                 examples.append((example, cands, labels))
         print(f"{name}: {sum(e[0].dataset == name for e in examples)} hops", file=sys.stderr)

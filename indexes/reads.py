@@ -36,6 +36,7 @@ from indexes.units import ReasoningUnit, UnitKind
 
 _QUERY_CACHE_SIZE = 4096
 _PASSAGE_CACHE_SIZE = 8192
+_SENTENCE_CACHE_SIZE = 32768
 # A unit record is read 5000 at a time: Chroma's limit on one request's ids.
 _READ_BATCH = 5000
 # An entity with at most this many units (or passages naming it) is ranked exactly: a lookup plus
@@ -91,6 +92,8 @@ class IndexReads:
         self._query_vectors = _VectorCache(_QUERY_CACHE_SIZE)
         # Passage ids derive from content, so a cached vector never goes stale.
         self._passage_vectors = _VectorCache(_PASSAGE_CACHE_SIZE)
+        # Sentence ids hold their passage's content id: the same holds for them.
+        self._sentence_vectors = _VectorCache(_SENTENCE_CACHE_SIZE)
         # (passage count, when it was last checked, BM25 over the passages)
         self._bm25: tuple[int, float, BM25] | None = None
         self._bm25_lock = threading.Lock()
@@ -111,6 +114,25 @@ class IndexReads:
         """One query's embedding, through the same cache: a hop's searches embed it once."""
         vector: np.ndarray = self.embed_queries([query])[0]
         return vector
+
+    def sentence_similarity(self, query: str, passages: Sequence[Passage]) -> dict[str, float]:
+        """Each sentence's cosine with the query, by sentence id: how a hop's reader tells which
+        sentence answers it.
+
+        Sentences are embedded when first read, not at build time, and kept in an LRU cache: the
+        sentences a hop reads are few, and a question's hops read many of the same.
+        """
+        sentences = {s.id: s.text for p in passages for s in p.sentences}
+        if not sentences:
+            return {}
+        found = self._sentence_vectors.through(
+            list(sentences),
+            lambda missing: dict(
+                zip(missing, self.embed([sentences[i] for i in missing]), strict=True)
+            ),
+        )
+        vector = self.query_vector(query)
+        return {i: float(found[i] @ vector) for i in sentences}
 
     # units ----------------------------------------------------------------------------------
     def units(self, unit_ids: Sequence[str]) -> list[ReasoningUnit]:
