@@ -71,6 +71,9 @@ FEATURES = (
     "holds_asked",  # a longer name holding the subject or an earlier hop's name ("X Président")
     "most_similar",  # its sentence is, of the hop's sentences, the nearest the question by meaning
     "similar_gap",  # its sentence's cosine with the question less the nearest sentence's
+    "country",  # a country's name where a country or nationality is asked
+    "country_unasked",  # a country's name where a narrower place is asked ("which county")
+    "country_not_place",  # a country's name where no place is asked
 )
 _WINDOW = 4
 MONTHS = tuple(
@@ -302,9 +305,11 @@ def read_hop(
     asked_norm = f" {normalize(question)} "
     head = answer_head(question)
     subject_key = entity_key(subject)
-    asks_country = answer_type == "place" and bool(
+    mentions_country = bool(
         _ASKS_COUNTRY.search(question) or relation_head(relation) in _NATIONALITY
     )
+    asks_country = answer_type == "place" and mentions_country
+    countries = country_names()
     excluded = {entity_key(n) for n in not_answers} - {""}
     held_names = excluded | ({subject_key} - {""})
     by_unit = unit_answers(units, subject, relation)
@@ -365,6 +370,7 @@ def read_hop(
                     "holds_asked": float(any(f" {n} " in f" {key} " for n in held_names)),
                     "most_similar": float(sentence.id in similarity and cosine >= nearest),
                     "similar_gap": cosine - nearest,
+                    **_country(key in countries, mentions_country, answer_type),
                 }
                 if role and not _writes_role(features, role & words):
                     continue
@@ -410,6 +416,35 @@ def _chain(sentence: str, text: str, places: list[str], asks_country: bool) -> d
         "broadest": float(last and asks_country),
         "broadest_unasked": float(last and not asks_country),
     }
+
+
+@cache
+def country_names() -> frozenset[str]:
+    """Countries' names, normalized, as ISO 3166 writes them (`pycountry`), former ones too.
+
+    Each name and its short form before a comma ("Yugoslavia, (Socialist) Federal Republic
+    of"), and the countries ISO 3166-2 counts inside one (England, Scotland, Wales).
+    """
+    import pycountry
+
+    names: set[str] = set()
+    for country in [*pycountry.countries, *pycountry.historic_countries]:
+        for attribute in ("name", "common_name", "official_name"):
+            name = getattr(country, attribute, "")
+            names.update({normalize(name), normalize(name.split(",")[0])})
+    for part in pycountry.subdivisions:
+        if part.type == "Country":
+            names.add(normalize(part.name.split("[")[0]))
+    return frozenset(names - {""})
+
+
+def _country(is_country: bool, asked: bool, answer_type: AnswerType) -> dict[str, float]:
+    """A country's name is the answer where a country is asked, seldom where another place is."""
+    if not is_country:
+        return {}
+    if asked:
+        return {"country": 1.0}
+    return {"country_unasked" if answer_type == "place" else "country_not_place": 1.0}
 
 
 def _writes_role(features: dict[str, float], role_in_sentence: frozenset[str]) -> bool:

@@ -91,6 +91,30 @@ def test_below_the_fitted_threshold_a_hop_has_no_answer():
     assert accepted([unsure]) == []
 
 
+def test_the_sentence_nearer_the_question_by_meaning_gives_the_answer():
+    own = _passage("Lena Dorr", "Lena Dorr: Quillen.", "Lena Dorr: Harlow.")
+    first, second = (s.id for s in own.sentences)
+    question = "Where did Lena Dorr train as a surgeon?"
+
+    def best(similarity: dict[str, float]) -> str:
+        found = read_hop(
+            question, "Lena Dorr", "trained", "place", [own], {own.id}, similarity=similarity
+        )
+        return found[0].text
+
+    assert best({first: 0.2, second: 0.7}) == "Harlow"
+    assert best({first: 0.7, second: 0.2}) == "Quillen"
+
+
+def test_the_index_reads_each_sentences_cosine_with_a_question():
+    index = FakeIndex()
+    passage = index.add("Lena Dorr", "Lena Dorr trained as a surgeon in Harlow. She sailed.")[0]
+    cosines = index.sentence_similarity("Lena Dorr trained as a surgeon in Harlow.", [passage])
+    trained, sailed = (s.id for s in passage.sentences)
+    assert set(cosines) == {trained, sailed}
+    assert cosines[trained] == pytest.approx(1.0, abs=1e-5) and cosines[sailed] < 0.9
+
+
 def test_the_listwise_fit_ranks_the_feature_that_marks_the_gold_candidate_first():
     kin = FEATURES.index("kin")
     frequency = FEATURES.index("frequency")
@@ -215,3 +239,28 @@ def test_a_chain_of_places_gives_a_city_hop_its_first_place_and_a_country_hop_it
     assert city == "Harlow" and features["narrower"] == 1.0
     country, features = best("What country was Orla Venn born in?", "country")
     assert country == "England" and features["broadest"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("question", "relation", "feature"),
+    [
+        ("Which country is Quillen in?", "country", "country"),
+        ("Which county is Quillen in?", "county", "country_unasked"),
+        ("What is Quillen known for?", "", "country_not_place"),
+    ],
+)
+def test_a_countrys_name_is_told_from_a_narrower_place(question, relation, feature):
+    own = _passage(
+        "Quillen", "Quillen is a town in Brenmoor County, Canada, founded by Osric Vane."
+    )
+    kind = "place" if relation else "other"
+    found = {
+        a.text: a.features for a in read_hop(question, "Quillen", relation, kind, [own], {own.id})
+    }
+    marks = {
+        f
+        for f in ("country", "country_unasked", "country_not_place")
+        if found.get("Canada", {}).get(f)
+    }
+    assert marks == {feature}
+    assert not any(found.get("Brenmoor County", {}).get(f) for f in ("country", "country_unasked"))
