@@ -116,11 +116,10 @@ class IndexReads:
         return vector
 
     def sentence_similarity(self, query: str, passages: Sequence[Passage]) -> dict[str, float]:
-        """Each sentence's cosine with the query, by sentence id: how a hop's reader tells which
-        sentence answers it.
+        """Each sentence's cosine with the query, by sentence id: which sentence asks it.
 
-        Sentences are embedded when first read, not at build time, and kept in an LRU cache: the
-        sentences a hop reads are few, and a question's hops read many of the same.
+        The hop reader weighs it. Sentences are embedded when first read, not at build time,
+        and kept in an LRU cache: a hop reads few, and a question's hops many of the same.
         """
         sentences = {s.id: s.text for p in passages for s in p.sentences}
         if not sentences:

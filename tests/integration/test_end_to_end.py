@@ -81,3 +81,15 @@ def test_the_embedded_model_picks_one_of_the_candidates_when_asked_to(structural
     else:
         assert final["answer"] == "" or "could not find" in final["messages"][-1].content
     assert not repeats(final["messages"][-1].content)
+
+
+def test_minilm_reads_which_sentence_answers_a_hop(structural_index, embedder):
+    """The hop reader's meaning features come from the index's own embedder: with MiniLM, the
+    sentence that writes where Hessa Varn studied is the nearest one to the hop that asks it."""
+    index = open_index(structural_index, embedder)
+    own = [p for p in index.catalog.iter_passages() if p.title == "Hessa Varn"]
+    cosines = index.sentence_similarity("Where did Hessa Varn study engineering?", own)
+    texts = {s.id: s.text for p in own for s in p.sentences}
+    assert set(cosines) == set(texts)
+    nearest = max(cosines, key=cosines.__getitem__)
+    assert texts[nearest].startswith("Hessa Varn studied engineering")
