@@ -85,6 +85,14 @@ _DATES = re.compile(
     rf"\b(?:\d{{1,2}} {_MONTH},? \d{{3,4}}|{_MONTH} \d{{1,2}},? \d{{3,4}}|{_MONTH} \d{{3,4}}|"
     r"(?<![\d.,])\d{3,4}(?![\d.,]))\b"
 )
+# A span naming a point in the calendar ("1714", "the 1970s", "May 1974", "start of the 20th
+# century"): a date, never a count ("5 years" is one).
+_CALENDAR = re.compile(
+    rf"(?<!\d)(?:1\d{{3}}|20\d{{2}})(?!\d)|\b\d{{1,2}}(?:st|nd|rd|th)[- ]centur|\b{_MONTH}\b", re.I
+)
+# A count made a modifier ("a three-act opera", "a 2-year term"): no count of its own
+# ("twenty-two" is one).
+_MODIFIER = re.compile(r"\S+-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)[a-z]+", re.I)
 _MONTH_WORDS = frozenset(MONTHS)
 _DATE_RANGE = re.compile(r"\(([^()]*\d{3,4}[^()]*?)\s*[–—-]+\s*([^()]*\d{3,4}[^()]*)\)")
 _NATIONALITY = frozenset({"nationality", "citizenship", "country of citizenship", "country"})
@@ -151,6 +159,10 @@ def _fits(label: str, text: str, answer_type: AnswerType, allowed: frozenset[str
     if label in allowed:
         if answer_type == "date" and not any(c.isdigit() for c in text):
             return ""
+        if answer_type == "number" and (
+            label == "DATE" and _CALENDAR.search(text) or _MODIFIER.fullmatch(text)
+        ):
+            return ""  # "how many times" is no year ("the plague struck in 1714") nor "three-act"
         return "typed"
     if label in _LOOSE.get(answer_type, frozenset()):
         return "loose" if text[:1].isupper() else ""

@@ -290,6 +290,8 @@ def is_relational(phrase: str) -> bool:
 
 # Lexicon entries too general to type a hop by when its question words do not.
 _VAGUE = frozenset({"place", "person", "organization", "number", "date", "year"})
+# A relation ending in one of these asks when ("wettest year", "founding date").
+_WHEN_NOUNS = frozenset({"year", "decade", "century", "date"})
 # Question words → answer type; a "which/what NOUN" reads the noun's type.
 _WH_PATTERNS: tuple[tuple[str, AnswerType], ...] = (
     (r"^(?:who|whom|whose)\b", "person"),
@@ -310,6 +312,8 @@ def question_type(wh_phrase: str, relation: str) -> AnswerType:
     if kind != "other":
         return kind
     words = re.findall(r"[a-z]+(?:-[a-z]+)?", relation.lower())
+    if words and words[-1] in _WHEN_NOUNS:
+        return "date"  # "What was the wettest year in Tucson?"
     for i in range(len(words)):
         for size in (3, 2, 1):
             entry = " ".join(words[i : i + size])

@@ -269,3 +269,4 @@ def test_a_bridge_described_before_the_clause_that_asks():
 def test_a_hop_is_typed_by_its_relation_when_its_question_words_are_not():
     assert describe_hop("What was Orla Venn's city of birth?")[2] == "place"
     assert describe_hop("What instrument did the actor in Orla play?")[2] == "other"
+    assert describe_hop("What was the wettest year in Brenmoor County?")[2] == "date"

@@ -264,3 +264,24 @@ def test_a_countrys_name_is_told_from_a_narrower_place(question, relation, featu
     }
     assert marks == {feature}
     assert not any(found.get("Brenmoor County", {}).get(f) for f in ("country", "country_unasked"))
+
+
+def test_a_count_is_never_a_point_in_the_calendar():
+    own = _passage(
+        "Quillen",
+        "Plague struck Quillen 22 times between the 4th century and 1714.",
+        "The plague lasted 3 years at the start of the 18th century, in the 1710s.",
+        "A three-act opera tells of its twenty-two victims.",
+    )
+    found = read_hop(
+        "How many times did plague strike Quillen?",
+        "Quillen",
+        "many times plague strike",
+        "number",
+        [own],
+        {own.id},
+    )
+    texts = [a.text for a in found]
+    assert {"22", "3 years", "twenty-two"} <= set(texts)
+    assert not {"1714", "4th century", "1710s", "three-act"} & set(texts)
+    assert not [t for t in texts if "century" in t]
