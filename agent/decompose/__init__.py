@@ -26,6 +26,7 @@ from agent.decompose.comparisons import both, common, compared_options, comparis
 from agent.decompose.descriptions import (
     bridge_clause,
     chain,
+    main_verb,
     noun_after_name,
     of_description,
     possessive,
@@ -35,6 +36,7 @@ from agent.decompose.names import (
     DEGENERATE,
     PLACEHOLDER,
     Plan,
+    asks_nothing,
     entity_end,
     is_name_word,
     main_relation,
@@ -71,9 +73,16 @@ def decompose(question: str) -> list[Hop]:
 
 def _read(text: str) -> list[Hop]:
     """The first reading that decomposes the text, within the hop limit."""
+    lost = False  # a reading whose hop lost the question's predicate ("When did #1?")
     for reader in (comparison, same, both, common, chain, bridge_clause):
         plan = Plan()
         if reader(text, plan) and len(plan.hops) <= MAX_PARSED_HOPS:
+            if not any(asks_nothing(h.question) for h in plan.hops if not h.compute):
+                return plan.hops
+            lost = True
+    plan = Plan()
+    if lost and main_verb(text, plan) and len(plan.hops) <= MAX_PARSED_HOPS:
+        if not any(asks_nothing(h.question) for h in plan.hops):
             return plan.hops
     return []
 

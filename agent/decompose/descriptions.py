@@ -469,3 +469,34 @@ def bridge_clause(question: str, plan: Plan) -> bool:
     own = " ".join(w for w in asked[1:] if w.lower() not in phrase.lower().split())
     plan.add(f"{' '.join(asked)}?", ref, main_relation(own), question_type(phrase, own))
     return True
+
+
+_DID = re.compile(
+    r"^((?:\w+ )?(?:when|where|who|whom|what|which|how|why)(?: \w+)?) (did|does|do) (.+)$", re.I
+)
+
+
+def main_verb(question: str, plan: Plan) -> bool:
+    """Read "When did DESCRIPTION VERB …" at its main verb, when the parse took the verb in.
+
+    The first bare verb after "did" that no modal or "to" governs is the question's own ("When
+    did the town where the head of the diocese named after Saint Orla become its own country?":
+    "become"): the words before it are one description, read as `chain` reads one, and the
+    question asks its predicate of the description's answer ("When did #2 become its own
+    country?").
+    """
+    opening = _DID.match(question)
+    if not opening:
+        return False
+    doc = load_pipeline()(opening.group(3))
+    verb = next(
+        (t for t in doc[1:] if t.tag_ in ("VB", "VBP") and doc[t.i - 1].tag_ not in ("MD", "TO")),
+        None,
+    )
+    if verb is None or not chain(f"What is {doc[: verb.i].text}", plan):
+        return False
+    ref = f"#{plan.hops[-1].id}"
+    asked = f"{opening.group(1)} {opening.group(2)} {ref} {doc[verb.i :].text}"
+    relation = main_relation(" ".join(w for w in asked.split() if w != ref))
+    plan.add(f"{asked}?", ref, relation, question_type(wh_words(asked), relation))
+    return True

@@ -22,6 +22,16 @@ AUX = r"(?:are|were|is|was|do|did|does)"
 _WH = frozenset("what which who whom whose where when how".split())
 
 
+def asks_nothing(question: str) -> bool:
+    """Is the hop only question words and placeholders ("When did #1?", "What #2?")?
+
+    Then the parse took the question's own predicate into a description ("the place where the
+    head … become its own country"), and the plan does not ask what was asked.
+    """
+    words = re.findall(r"[A-Za-z]+", PLACEHOLDER.sub(" ", question))
+    return not [w for w in words if w.lower() not in _WH and not re.fullmatch(AUX, w, re.I)]
+
+
 def is_name_word(token: str) -> bool:
     """Does this word start or continue a name ("Sabines", "(1945", "#2", "3Rd", a quoted title)?"""
     core = token.lstrip("(\"'“‘")

@@ -3,6 +3,8 @@
 import pytest
 
 from agent.decompose import compared_options, decompose, describe_hop
+from agent.decompose.descriptions import main_verb
+from agent.decompose.names import Plan, asks_nothing
 
 
 def shape(question):
@@ -270,3 +272,34 @@ def test_a_hop_is_typed_by_its_relation_when_its_question_words_are_not():
     assert describe_hop("What was Orla Venn's city of birth?")[2] == "place"
     assert describe_hop("What instrument did the actor in Orla play?")[2] == "other"
     assert describe_hop("What was the wettest year in Brenmoor County?")[2] == "date"
+
+
+def test_a_reading_whose_hop_lost_the_questions_predicate_is_no_plan():
+    # the parse takes "become its own country" into the description: "When did #1?" asks nothing
+    assert decompose(
+        "When did the town where the head of the diocese named after Saint Orla become its own"
+        " country?"
+    ) == []
+    assert decompose("What serves as headquarters of the publisher of Lindmoor Tales?") == []
+    # a hop with its own predicate stays
+    assert [h.question for h in decompose("When was the director of Orla Nights born?")] == [
+        "Who is the director of Orla Nights?",
+        "When was #1 born?",
+    ]
+
+
+def test_a_did_question_is_read_at_its_main_verb():
+    plan = Plan()
+    question = (
+        "When did the luxury division of the company that made the Orla Coupe change the body"
+        " style of the Vane 350"
+    )
+    assert main_verb(question, plan)
+    assert [(h.question, h.depends_on) for h in plan.hops] == [
+        ("What is the company that made the Orla Coupe?", []),
+        ("What is the luxury division of #1?", [1]),
+        ("When did #2 change the body style of the Vane 350?", [2]),
+    ]
+    assert plan.hops[-1].answer_type == "date"
+    assert asks_nothing("When did #1?") and asks_nothing("How were #2 #1?")
+    assert not asks_nothing("When did #2 change the body style of the Vane 350?")
