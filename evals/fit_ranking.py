@@ -259,6 +259,7 @@ def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
         "cross_validated": per_set,
         "command": "python -m evals.fit_ranking " + " ".join(f"--data {p}" for p in paths),
     }
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return report
 
