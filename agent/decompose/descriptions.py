@@ -480,10 +480,10 @@ def main_verb(question: str, plan: Plan) -> bool:
     """Read "When did DESCRIPTION VERB …" at its main verb, when the parse took the verb in.
 
     The first bare verb after "did" that no modal or "to" governs is the question's own ("When
-    did the town where the head of the diocese named after Saint Orla become its own country?":
-    "become"): the words before it are one description, read as `chain` reads one, and the
-    question asks its predicate of the description's answer ("When did #2 become its own
-    country?").
+    did the luxury division of the company that made the Orla Coupe change the body style of
+    the Vane 350?": "change"): the words before it are one description, read as `chain` reads
+    one, and the question asks its predicate of the description's answer ("When did #2 change
+    the body style of the Vane 350?").
     """
     opening = _DID.match(question)
     if not opening:
