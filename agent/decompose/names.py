@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import accumulate
 
 from agent.relations import KINSHIP, AnswerType, relation_type
 from agent.state import Compute, Hop
+from indexes.lexical import STOPWORDS
+from indexes.nlp_extraction import load_pipeline
 
 # Words that may join the capitalized words of one name ("Palau de la Generalitat").
 CONNECTORS = frozenset(
@@ -14,6 +19,9 @@ CONNECTORS = frozenset(
 )
 # A work's kind written before its title: "the director of film X" asks about X.
 PLACEHOLDER = re.compile(r"#\d+")
+# Articles that open a title in another language, whose other words keep lower case ("La fida
+# ninfa", "Il nome della rosa", "Der fliegende Holländer"): the title runs on past them.
+FOREIGN_ARTICLES = frozenset("la le les il lo gli el los las der die das".split())
 # What is left once a question's last description is a hop: "What is #2" ("the name of #2" too).
 DEGENERATE = re.compile(
     r"^(?:who|what|where|when|which) (?:is|was|are|were) (?:the (?:name|title) of )?(#\d+)$", re.I
@@ -75,7 +83,31 @@ def entity_end(words: list[str], start: int) -> int:
             i = nxt
         else:
             break
+    if end == start + 1 and words[start].lower() in FOREIGN_ARTICLES:
+        end = _title_run(words, end)
     return end
+
+
+def _title_run(words: list[str], at: int) -> int:
+    """Where a title that opened with a foreign article ends: at an English word, verb or stop."""
+    verbs = _verbs(tuple(words))
+    end = at
+    for i in range(at, len(words)):
+        core = words[i].rstrip("?,.;:!")
+        if not core.isalpha() or core.lower() in STOPWORDS or i in verbs:
+            break
+        end += 1
+        if core != words[i]:
+            break  # the title's last word carries the sentence's punctuation
+    return end
+
+
+@lru_cache(maxsize=256)
+def _verbs(words: tuple[str, ...]) -> frozenset[int]:
+    """The indexes of the words the parser reads as verbs in context ("La torre born?": "born")."""
+    starts = list(accumulate((len(w) + 1 for w in words[:-1]), initial=0))
+    doc = load_pipeline()(" ".join(words))
+    return frozenset(bisect_right(starts, t.idx) - 1 for t in doc if t.tag_.startswith("VB"))
 
 
 def entity_start(words: list[str], end: int) -> int:

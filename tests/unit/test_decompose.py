@@ -110,6 +110,16 @@ def test_a_quoted_title_in_lower_case_is_a_name():
     ]
 
 
+def test_a_title_opening_with_a_foreign_article_runs_on_in_lower_case():
+    hops = decompose("Where was the author of Il vento della sera born?")
+    assert [h.question for h in hops] == [
+        "Who is the author of Il vento della sera?",
+        "Where was #1 born?",
+    ]
+    # a word of the question ends the title: "in", or a verb the parse reads in context
+    assert decompose("Where was the architect of La torre in Spain born?")[0].subject == "La torre"
+
+
 def test_a_nationality_before_a_noun_is_no_name_to_ask_about():
     assert decompose("Where was the British actor born?") == []
     hops = decompose("Where was the Dabney Town actor born?")
