@@ -51,7 +51,7 @@ def strip_kind(words: list[str], start: int) -> int:
     return start
 
 
-_STOP_LEFT = frozenset("the a an what which who whose where when how".split())
+_STOP_LEFT = frozenset("the a an as what which who whose where when how".split())
 
 
 def _described_after(words: list[str], end: int) -> bool:

@@ -22,9 +22,12 @@ PLACEHOLDER = re.compile(r"#\d+")
 # Articles that open a title in another language, whose other words keep lower case ("La fida
 # ninfa", "Il nome della rosa", "Der fliegende Holländer"): the title runs on past them.
 FOREIGN_ARTICLES = frozenset("la le les il lo gli el los las der die das".split())
-# What is left once a question's last description is a hop: "What is #2" ("the name of #2" too).
+# What is left once a question's last description is a hop: "What is #2" ("the name of #2",
+# "What serves as #2" too).
 DEGENERATE = re.compile(
-    r"^(?:who|what|where|when|which) (?:is|was|are|were) (?:the (?:name|title) of )?(#\d+)$", re.I
+    r"^(?:who|what|where|when|which) (?:is|was|are|were|serves as|served as) "
+    r"(?:the (?:name|title) of )?(#\d+)$",
+    re.I,
 )
 AUX = r"(?:are|were|is|was|do|did|does)"
 _WH = frozenset("what which who whom whose where when how".split())
@@ -90,11 +93,11 @@ def entity_end(words: list[str], start: int) -> int:
 
 def _title_run(words: list[str], at: int) -> int:
     """Where a title that opened with a foreign article ends: at an English word, verb or stop."""
-    verbs = _verbs(tuple(words))
+    read_as_verbs = _verbs(tuple(words))
     end = at
     for i in range(at, len(words)):
         core = words[i].rstrip("?,.;:!")
-        if not core.isalpha() or core.lower() in STOPWORDS or i in verbs:
+        if not core.isalpha() or core.lower() in STOPWORDS or i in read_as_verbs:
             break
         end += 1
         if core != words[i]:
