@@ -95,6 +95,11 @@ _CALENDAR = re.compile(
 _MODIFIER = re.compile(r"\S+-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)[a-z]+", re.I)
 _MONTH_WORDS = frozenset(MONTHS)
 _DATE_RANGE = re.compile(r"\(([^()]*\d{3,4}[^()]*?)\s*[–—-]+\s*([^()]*\d{3,4}[^()]*)\)")
+_TIME_LABELS = frozenset({"DATE", "TIME"})
+# Relation words that let an untyped hop answer with a time ("the era of X", "the reign of X").
+_TIME_WORDS = frozenset(
+    w[:5] for w in "era period age time times reign season term duration when".split()
+)
 _NATIONALITY = frozenset({"nationality", "citizenship", "country of citizenship", "country"})
 _ASKS_COUNTRY = re.compile(r"\b(?:country|countries|nation|nationality|citizenship)\b", re.I)
 _PLACE_LABELS = frozenset({"GPE", "LOC"})
@@ -149,13 +154,21 @@ def labels_for(answer_type: AnswerType, relation: str) -> frozenset[str]:
     """Entity labels an answer may carry: a country or nationality may be an adjective."""
     if relation_head(relation) in _NATIONALITY:
         return frozenset({"NORP", "GPE"})
+    if answer_type == "other" and relation_words(relation) & _TIME_WORDS:
+        return _TIME_LABELS
     return TYPE_LABELS[answer_type]
 
 
 def _fits(label: str, text: str, answer_type: AnswerType, allowed: frozenset[str]) -> str:
-    """'typed', 'loose' or '' (not a candidate) for a span of this label."""
+    """'typed', 'loose' or '' (not a candidate) for a span of this label.
+
+    Any span but a verb phrase may answer an untyped hop, except a time where the relation asks
+    for none: "What is the religion of X?" is never "26 February 1906". `allowed` then holds the
+    time labels where it does ("What was the era …"), and is empty where it does not.
+    """
     if answer_type == "other":
-        return "typed" if label not in ("VP",) else ""
+        timed = label in _TIME_LABELS or bool(_CALENDAR.search(text))  # "26 February" too
+        return "" if label == "VP" or timed and not allowed else "typed"
     if label in allowed:
         if answer_type == "date" and not any(c.isdigit() for c in text):
             return ""

@@ -126,6 +126,7 @@ _DATES = {
     "publication date": "published released release",
     "year": "",
     "date": "",
+    "inception": "founded established created opened formed built began",
     # when something came to be, whatever it is: a person's birth, a building's completion
     "began": "born birth founded built completed established opened formed created released "
     "started begun first record records recorded dates",

@@ -285,3 +285,19 @@ def test_a_count_is_never_a_point_in_the_calendar():
     assert {"22", "3 years", "twenty-two"} <= set(texts)
     assert not {"1714", "4th century", "1710s", "three-act"} & set(texts)
     assert not [t for t in texts if "century" in t]
+
+
+def test_an_untyped_hop_answers_with_a_time_only_where_its_relation_asks_for_one():
+    own = _passage(
+        "Orla Venn",
+        "Orla Venn (26 February 1906 – 1980) was a Brenmoorian cardinal of the Quillen Church.",
+        "Her era, the 1920s, was later known as the Quiet Years.",
+    )
+
+    def texts(question: str, relation: str) -> set[str]:
+        return {a.text for a in read_hop(question, "Orla Venn", relation, "other", [own], {own.id})}
+
+    religion = texts("What is the religion of Orla Venn?", "religion")
+    assert "Quillen Church" in religion
+    assert not [t for t in religion if "1906" in t or "February" in t or "1920s" in t]
+    assert "1920s" in texts("What was the era of Orla Venn?", "era")
