@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 from spacy.tokens import Doc
@@ -285,6 +285,8 @@ def question_names(doc: Doc, options: Sequence[str]) -> list[str]:
                 words = words[1:]  # "Are Rovin' Tumbleweeds …": the parser took the verb in
             while words and words[-1].lower() in _TRIMMED:
                 words = words[:-1]
+            if len(words) > 2 and ent.end >= len(doc) - 1 and _is_demonym(words[-1]):
+                words = words[:-1]  # "Is Orla Venn British?": the parser ran the name into it
             text = " ".join(words)
             key = f" {normalize(text)} "
             if not text[:1].isupper() and not text[:1].isdigit() or not key.strip():
@@ -292,6 +294,15 @@ def question_names(doc: Doc, options: Sequence[str]) -> list[str]:
             if not any(key in g or g in key for g in given):
                 names.append(text)
     return list(dict.fromkeys(n for n in names if normalize(n)))
+
+
+@lru_cache(maxsize=1024)
+def _is_demonym(word: str) -> bool:
+    """Is the word a nationality, religion or language ("British", "Catholic")?
+
+    The parser reads it alone in a frame where a name would be read as a person or place.
+    """
+    return any(e.label_ in ("NORP", "LANGUAGE") for e in load_pipeline()(f"He is {word}.").ents)
 
 
 def names_written(name: str, texts: Sequence[str]) -> bool:

@@ -425,6 +425,8 @@ def test_a_units_answer_may_share_a_word_with_the_question():
         ("Are Rovin' Rivers and Cold Harbor (1938 Film) from the same country?", None),
         ('Who wrote "Salt Ledger" and where was Orla Venn born?', ["Salt Ledger", "Orla Venn"]),
         ("What nationality was the director born in 1990?", []),
+        # the parser runs a closing nationality into the name before it: "Hessa Varn American"
+        ("Are both Tomas Brell and Hessa Varn American?", ["Tomas Brell", "Hessa Varn"]),
     ],
 )
 def test_the_names_a_question_is_about(question, names):
