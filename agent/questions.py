@@ -28,7 +28,7 @@ _AUXILIARIES = frozenset(
 _OPENERS = _WH_WORDS | _AUXILIARIES
 _AUX_LEMMAS = frozenset({"be", "do", "have"})
 # What the question word asks for, as spaCy (OntoNotes) entity labels.
-PEOPLE = frozenset({"PERSON", "ORG", "NORP"})
+PEOPLE = frozenset({"PERSON", "ORG"})
 PLACES = frozenset({"GPE", "LOC", "FAC"})
 NUMBERS = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 TIMES = frozenset({"DATE", "TIME"})

@@ -78,6 +78,20 @@ def test_the_question_word_sets_the_expected_type(question, labels):
     assert labels <= expected_labels(question)
 
 
+def test_a_person_is_asked_for_not_a_nationality():
+    assert "NORP" not in expected_labels("Who designed the Aldwick Bridge?")
+    shown = [
+        make_passages(
+            Document(
+                id="weir",
+                title="Aldwick Weir",
+                text="The Aldwick Weir was designed by the American engineer Tomas Brell.",
+            )
+        )[0]
+    ]
+    assert ranked("Who designed the Aldwick Weir?", shown)[0].text == "Tomas Brell"
+
+
 def test_candidates_are_spans_of_the_passages_ranked_by_fit():
     shown = passages()
     found = ranked("In which town was the designer of the Aldwick Bridge born?", shown)
