@@ -257,6 +257,19 @@ def spans_of(text: str) -> list[tuple[str, str]]:
     return out
 
 
+# A number written as a catalogue or serial number: after an abbreviation in capitals ("RV 728",
+# "BWV 831") or after "No."/"Op." ("Op. 3").
+_CATALOGUE = r"(?:\b[A-Z]{1,5}\.?|\b(?:No|Nos|Op|Nr)\.)\s+"
+
+
+def _catalogued(sentence: str, span: str) -> bool:
+    """Is every place the sentence writes the number one that catalogues rather than counts?"""
+    if not span[:1].isdigit():
+        return False
+    at = [m.start() for m in re.finditer(rf"(?<![\w.]){re.escape(span)}(?!\w)", sentence)]
+    return bool(at) and all(re.search(_CATALOGUE + "$", sentence[:i]) for i in at)
+
+
 def _slot(sentence: str, span: str, relation: str) -> bool:
     """Is the date or place in the parenthetical slot its relation names?
 
@@ -368,6 +381,8 @@ def read_hop(
                     continue  # "Scottish reformer John Knox": the name is a candidate of its own
                 if f" {key} " in asked_norm or key in excluded:
                     continue  # the question's own words are no answer
+                if answer_type == "number" and _catalogued(sentence.text, text):
+                    continue  # "RV 728", "Op. 3": a catalogue number counts nothing
                 sentences_of.setdefault(key, set()).add(sentence.id)
                 features = {
                     "typed": float(fit == "typed"),

@@ -301,3 +301,21 @@ def test_an_untyped_hop_answers_with_a_time_only_where_its_relation_asks_for_one
     assert "Quillen Church" in religion
     assert not [t for t in religion if "1906" in t or "February" in t or "1920s" in t]
     assert "1920s" in texts("What was the era of Orla Venn?", "era")
+
+
+def test_a_catalogue_number_counts_nothing():
+    own = _passage(
+        "Orla Suite",
+        "The Orla Suite (RV 728, Op. 3) was played in Quillen on 22 occasions.",
+    )
+    found = read_hop(
+        "On how many occasions was the Orla Suite played in Quillen?",
+        "Orla Suite",
+        "many occasions played",
+        "number",
+        [own],
+        {own.id},
+    )
+    texts = [a.text for a in found]
+    assert "22" in texts
+    assert not {"728", "3"} & set(texts)
