@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from agent.options import compared, mentioned
+from agent.options import compared, described
 from agent.questions import ACTIONS, MAX_WORDS, NUMBERS, PEOPLE, PLACES, TIMES, Question
 from agent.spans import YEAR, Candidate, around, clean, describes_name, sentence_spans
 from indexes.documents import Passage
@@ -115,7 +115,7 @@ def candidates(question: Question, evidence: AnswerEvidence) -> list[Candidate]:
     """
     passages = evidence.passages
     if question.pair:
-        return compared(question, passages) or mentioned(question.pair, passages, "OPTION")
+        return compared(question, passages) or described(question, passages)
     if question.yes_no:
         return [Candidate(text, "YESNO") for text in YES_NO]
     defined = entity_key(question.defined)

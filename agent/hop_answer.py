@@ -36,7 +36,7 @@ from agent.relations import (
     relation_words,
     role_words,
 )
-from agent.spans import describes_name, sentence_spans
+from agent.spans import describes_name, parse, sentence_spans
 from indexes.documents import Passage
 from indexes.lexical import stems
 from indexes.units import ReasoningUnit, entity_key, normalize
@@ -59,6 +59,7 @@ FEATURES = (
     "rank",  # 1 / (1 + rank of its passage)
     "slot",  # a date or place in the slot the relation names: "(1868, Graz – 1937, Paris)"
     "after_by",  # written after "by" ("directed by X", "recorded by country music artist X")
+    "linked",  # at most two parse arcs from a relation word ("X composed", "born in X")
     "is_title",  # it is its passage's own title (the page is about it, not its answer)
     "in_question",  # it shares words with the hop question
     "head",  # it holds the noun the hop asks for ("which pass" → "Kestrel Pass")
@@ -96,9 +97,11 @@ _MODIFIER = re.compile(r"\S+-(?!(?:one|two|three|four|five|six|seven|eight|nine)
 _MONTH_WORDS = frozenset(MONTHS)
 _DATE_RANGE = re.compile(r"\(([^()]*\d{3,4}[^()]*?)\s*[–—-]+\s*([^()]*\d{3,4}[^()]*)\)")
 _TIME_LABELS = frozenset({"DATE", "TIME"})
-# Relation words that let an untyped hop answer with a time ("the era of X", "the reign of X").
+# Relation words that let an untyped hop answer with a time ("the era of X", "the year of X").
 _TIME_WORDS = frozenset(
-    w[:5] for w in "era period age time times reign season term duration when".split()
+    w[:5]
+    for w in "era period age time times reign season term duration when year date decade "
+    "century day".split()
 )
 _NATIONALITY = frozenset({"nationality", "citizenship", "country of citizenship", "country"})
 _ASKS_COUNTRY = re.compile(r"\b(?:country|countries|nation|nationality|citizenship)\b", re.I)
@@ -262,6 +265,33 @@ def spans_of(text: str) -> list[tuple[str, str]]:
 _CATALOGUE = r"(?:\b[A-Z]{1,5}\.?|\b(?:No|Nos|Op|Nr)\.)\s+"
 
 
+# A unit written with a number: the number measures something ("a 4080 ft peak", "1.83 km").
+_UNIT = re.compile(
+    r"(?:ft|feet|foot|m|metres?|meters?|km|kilometres?|kilometers?|mi|miles?|acres?|hectares?|"
+    r"ha|sq|square|kg|kilograms?|lb|lbs|pounds?|tons?|tonnes?|%|percent|per cent|mph)",
+    re.I,
+)
+# Relation words that ask for a measure, where a unit belongs to the answer.
+_MEASURES = frozenset(
+    w[:5]
+    for w in "height tall long length distance far area size elevation altitude depth deep wide "
+    "width weight heavy speed capacity volume prominence percent percentage share rate "
+    "proportion".split()
+)
+
+
+def _measured(sentence: str, span: str) -> bool:
+    """Is the number written with a unit ("4080 ft", "1.83 km")? Then it counts nothing."""
+    if not span[:1].isdigit():
+        return False
+    if re.search(rf"\d\s*{_UNIT.pattern}$", span, flags=re.I):
+        return True
+    at = sentence.find(span)
+    return at >= 0 and bool(
+        re.match(rf"\s*(?:\(\S+\)\s*)?{_UNIT.pattern}\b", sentence[at + len(span) :], re.I)
+    )
+
+
 def _catalogued(sentence: str, span: str) -> bool:
     """Is every place the sentence writes the number one that catalogues rather than counts?"""
     if not span[:1].isdigit():
@@ -287,6 +317,41 @@ def _slot(sentence: str, span: str, relation: str) -> bool:
             return key in second
     if words & {"born", "birth"}:
         return bool(re.search(r"\(\s*born\b[^()]*" + re.escape(span), sentence))
+    return False
+
+
+# A hop as the planner writes it: "What is the busiest airport in #1?", "What is the record
+# label that #1 belongs to?". The noun before the preposition or clause is what it asks for.
+_HOP_HEAD = re.compile(
+    r"^(?:what|which) (?:is|was|are|were) the (?:[a-z]+ )*?([a-z]+) "
+    r"(?:of|in|on|at|for|from|by|to|that|which|who|whom|where|whose)\b"
+)
+
+
+def hop_head(question: str) -> str:
+    """The noun a hop asks for, cut to five letters: "which pass", "the busiest *airport* in"."""
+    found = _HOP_HEAD.match(normalize(question))
+    return answer_head(question) or (found.group(1)[:5] if found else "")
+
+
+def _linked(sentence: str, span: str, words: frozenset[str]) -> bool:
+    """Is the span at most two parse arcs from a relation word ("X composed", "composed by X")?
+
+    Reads the sentence's grammar where `relation_near` reads its word order: "Vivaldi, who was
+    born in Venice in 1678, composed …" links Vivaldi to "composed" however far apart.
+    """
+    doc = parse(sentence)
+    at = sentence.find(span)
+    inside = doc.char_span(at, at + len(span), alignment_mode="expand") if at >= 0 else None
+    if inside is None or not words:
+        return False
+    reached = {t.i for t in inside}
+    frontier = list(inside)
+    for _ in range(2):  # two arcs out from the span, up to heads and down to children
+        frontier = [n for t in frontier for n in (t.head, *t.children) if n.i not in reached]
+        reached.update(n.i for n in frontier)
+        if any(t.lower_[:5] in words or t.lemma_.lower()[:5] in words for t in frontier):
+            return True
     return False
 
 
@@ -341,7 +406,7 @@ def read_hop(
     role = role_words(relation) if answer_type == "person" else frozenset()
     asked = stems(question)
     asked_norm = f" {normalize(question)} "
-    head = answer_head(question)
+    head = hop_head(question)
     subject_key = entity_key(subject)
     mentions_country = bool(
         _ASKS_COUNTRY.search(question) or relation_head(relation) in _NATIONALITY
@@ -371,7 +436,7 @@ def read_hop(
             )
             for span, label in spans:
                 fit = _fits(label, span, answer_type, allowed)
-                text = span.strip(" ,.;:'\"()[]")
+                text = span.strip(" ,.;:'\"()[]-–—")
                 text = re.sub(r"^(?:the|a|an)\s+", "", text, flags=re.I)
                 text = re.sub(r"['’]s$", "", text)
                 key = normalize(text)
@@ -383,6 +448,9 @@ def read_hop(
                     continue  # the question's own words are no answer
                 if answer_type == "number" and _catalogued(sentence.text, text):
                     continue  # "RV 728", "Op. 3": a catalogue number counts nothing
+                if answer_type == "number" and not rel_words & _MEASURES:
+                    if _measured(sentence.text, text):
+                        continue  # a population is no "4080 ft" peak
                 sentences_of.setdefault(key, set()).add(sentence.id)
                 features = {
                     "typed": float(fit == "typed"),
@@ -401,9 +469,11 @@ def read_hop(
                         answer_type in ("date", "place") and _slot(sentence.text, text, relation)
                     ),
                     "after_by": float(_after_by(sentence.text, text)),
+                    "linked": float(_linked(sentence.text, text, rel_words)),
                     "is_title": float(key == title_key),
                     "in_question": float(bool(stems(text) & asked)),
-                    "head": float(bool(head) and head in stems(text)),
+                    # a country's name holds no noun it asks for: "United States" is no state
+                    "head": float(bool(head) and head in stems(text) and key not in countries),
                     "kin": float(kin_frame(relation, norm, key)),
                     "proper": float(label not in ("NP", "VP") or text[:1].isupper()),
                     **_chain(sentence.text, text, places, asks_country),

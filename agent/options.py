@@ -1,7 +1,8 @@
-"""Candidates from the options a question names: a date comparison settled, lettered choices.
+"""Candidates from the options a question names: a comparison settled, lettered choices.
 
 "Who was born first, A or B?" is settled by the years the passages write for each option
-(`compared`); "What …? (A) … (B) …" offers its own options, best supported first (`listed`).
+(`compared`); any other "A or B" goes to the option its sentences describe best (`described`);
+"What …? (A) … (B) …" offers its own options, best supported first (`listed`).
 """
 
 from __future__ import annotations
@@ -94,6 +95,29 @@ def listed(question: Question, passages: Sequence[Passage]) -> list[Candidate]:
         ids = [sid for score, sid in sorted(support, reverse=True) if score > 0]
         out.append(Candidate(text, "OPTION", max((s for s, _ in support), default=0.0), ids))
     return sorted(out, key=lambda c: -c.score)
+
+
+def described(question: Question, passages: Sequence[Passage]) -> list[Candidate]:
+    """A comparison's options when no years settle it, the one its sentences describe best first.
+
+    "Which man, A or B, is best known for …?": an option scores the most question words (the
+    options' own aside) that one sentence about it shares, from its own page or naming it.
+    """
+    options = question.pair
+    asked = question.words.difference(*(stems(o) for o in options))
+    ranked = mentioned(options, passages, "OPTION")
+    for candidate in ranked:
+        key = normalize(candidate.text)
+        about = [
+            (len(asked & stems(s.text)), s.id)
+            for p in passages
+            for s in p.sentences
+            if normalize(p.title) == key or s.id in candidate.sentences
+        ]
+        about.sort(key=lambda item: -item[0])
+        candidate.score = float(about[0][0]) if about else 0.0
+        candidate.sentences = [sid for _, sid in about]
+    return sorted(ranked, key=lambda c: -c.score)
 
 
 def mentioned(texts: Sequence[str], passages: Sequence[Passage], label: str) -> list[Candidate]:

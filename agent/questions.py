@@ -85,15 +85,46 @@ MAX_WORDS = 8
 MAX_QUESTION_CHARS = 2000
 
 
+# Two names the question asks to choose between without "or": "Among A and B who made …",
+# "Which of the cities A and B has …", "A and B are both …, which one …".
+_NAME = r"[A-Z0-9][^\s,;]*(?: (?:[A-Z0-9\"'(][^\s,;]*|of|the|de|and))*?"
+_NAMED_PAIR = re.compile(
+    rf"^(?i:among |between |which (?:\w+ )?of (?:the \w+ (?:of )?)?)({_NAME}) and ({_NAME}),? "
+    r"(?!and\b)(?=[a-z])"
+)
+_BOTH_PAIR = re.compile(rf"^({_NAME}) and ({_NAME}) (?:are|were) both [^;,]+[;,] which\b")
+
+
+def _inner_pair(body: str) -> list[str]:
+    """The options of a comma-delimited "A or B" inside the question ("Which man, A or B, is …").
+
+    The clause after it must open in lower case: in "…, The Borrower or Sheba, Baby" the comma
+    is part of a title. "Which year was the newer, A or B, introduced?" asks for a year.
+    """
+    parts = [p.strip() for p in body.split(",")]
+    if re.search(r"\b(?:when|year|date)\b", parts[0], flags=re.I):
+        return []
+    for inner, after in zip(parts[1:-1], parts[2:], strict=False):
+        found = re.fullmatch(r"(?:the )?([A-Z0-9].*?) or (?:the )?([A-Z0-9].*)", inner)
+        if found and after[:1].islower():
+            return [found.group(1), found.group(2)]
+    return []
+
+
 def question_options(question: str) -> list[str]:
     """The two alternatives a question names ("Which is older, X or Y?", "Between X and Y, …")."""
     body = question.strip().rstrip("?").strip()
     lead = re.match(r"(?:between|among|of) (?:the \w+ )?(.+?) and (.+?),", body, flags=re.I)
+    named = _NAMED_PAIR.match(body) or _BOTH_PAIR.match(body)
     if lead:
         options = [lead.group(1), lead.group(2)]
+    elif named:
+        options = [named.group(1), named.group(2)]
     elif " or " in body:
         tail = re.split(r",|:|\bbetween\b|\s*[-–—]\s", body)[-1]  # "Who lived longer- A or B"
         options = [o.strip(" ,") for o in re.split(r"\bor\b", tail)]
+        if len(options) != 2:  # "Which man, A or B, is best known for …"
+            options = _inner_pair(body)
     else:
         return []
     if len(options) != 2 or not all(options):

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from spacy.tokens import Doc
+
 from indexes.nlp_extraction import load_pipeline
 from indexes.units import normalize
 
@@ -27,10 +29,17 @@ class Candidate:
     sentences: list[str] = field(default_factory=list)  # ids of the sentences that write it
 
 
+@lru_cache(maxsize=2048)
+def parse(text: str) -> Doc:
+    """One sentence's spaCy parse, kept: the spans and the hop reader's features read it."""
+    doc: Doc = load_pipeline()(text)
+    return doc
+
+
 @lru_cache(maxsize=4096)
 def sentence_spans(text: str) -> tuple[tuple[str, str], ...]:
     """(span, label) pairs of one sentence: named entities, noun phrases, verb phrases."""
-    doc = load_pipeline()(text)
+    doc = parse(text)
     found = [(e.text, e.label_) for e in doc.ents]
     for verb in doc:
         if verb.pos_ != "VERB" or verb.dep_ not in ("ROOT", "conj", "relcl", "advcl", "xcomp"):

@@ -252,10 +252,41 @@ def test_a_comparison_the_passages_cannot_settle_is_left_to_the_model():
         ("Between Greyia and Calibanus, which genus has more species?", ["Greyia", "Calibanus"]),
         ("Who lived longer- Ilsa Moran or Rune Halle?", ["Ilsa Moran", "Rune Halle"]),
         ("Who designed the Aldwick Bridge?", []),
+        # an "A or B" inside the question, its clause going on in lower case
+        ("Which man, Ilsa Moran or Per Odd, is known for etching?", ["Ilsa Moran", "Per Odd"]),
+        ("Which plant, the Greyia or the Calibanus, grows in sand?", ["Greyia", "Calibanus"]),
+        ("Which was first, The Borrower or Sheba, Baby?", []),  # a comma inside a title
+        ("Which year was the newer, Harrow Mill or Quay Mill, built?", []),  # asks for a year
+        # two names to choose between without "or"
+        ("Among Ilsa Moran and Per Odd who painted the Quay?", ["Ilsa Moran", "Per Odd"]),
+        ("Which of the towns of Varrow and Pellisk has more people?", ["Varrow", "Pellisk"]),
+        (
+            "Harrow Mill and Quay Mill were both mills; which one burned?",
+            ["Harrow Mill", "Quay Mill"],
+        ),
+        ("Which member of The Quay Group was both a painter and a poet?", []),
     ],
 )
 def test_the_two_options_a_question_names(question, options):
     assert question_options(question) == options
+
+
+def test_options_no_years_settle_go_to_the_one_its_sentences_describe():
+    docs = [
+        Document(id="ilsa", title="Ilsa Moran", text="Ilsa Moran was a painter from Varrow."),
+        Document(
+            id="per",
+            title="Per Odd",
+            text="Per Odd was a printmaker. He is best known for his etchings of harbour towns.",
+        ),
+    ]
+    shown = [make_passages(d)[0] for d in docs]
+    question = "Which artist, Ilsa Moran or Per Odd, is best known for etchings of harbour towns?"
+    found = ranked(question, shown)
+    assert [c.text for c in found] == ["Per Odd", "Ilsa Moran"]
+    assert found[0].label == "OPTION"
+    # the sentence of its own page that says it, though it names him only as "He"
+    assert found[0].sentences[0] == shown[1].sentences[1].id
 
 
 def test_what_year_is_answered_by_a_year_alone_and_the_verb_s_neighbour_wins():

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
 from agent.context import Context
-from agent.hop_answer import FEATURES, HopAnswer, accepted, ranking, read_hop, spans_of
+from agent.hop_answer import (
+    FEATURES,
+    HopAnswer,
+    _linked,
+    accepted,
+    hop_head,
+    ranking,
+    read_hop,
+    spans_of,
+)
 from agent.relations import kin_frame
 from agent.state import Hop, HopResult
 from agent.typed_hop import read, resolve_typed
@@ -31,6 +42,11 @@ def _passage(title: str, *sentences: str) -> Passage:
         text=" ".join(sentences),
         sentences=tuple(Sentence(f"{pid}::{i}", s) for i, s in enumerate(sentences)),
     )
+
+
+def _read_texts(own: Passage, kind, question: str, relation: str) -> set[str]:
+    """The candidate answers the hop reader gives from its subject's own passage alone."""
+    return {a.text for a in read_hop(question, own.title, relation, kind, [own], {own.id})}
 
 
 @pytest.mark.parametrize(
@@ -292,15 +308,15 @@ def test_an_untyped_hop_answers_with_a_time_only_where_its_relation_asks_for_one
         "Orla Venn",
         "Orla Venn (26 February 1906 – 1980) was a Brenmoorian cardinal of the Quillen Church.",
         "Her era, the 1920s, was later known as the Quiet Years.",
+        "She was ordained in 1931.",
     )
-
-    def texts(question: str, relation: str) -> set[str]:
-        return {a.text for a in read_hop(question, "Orla Venn", relation, "other", [own], {own.id})}
-
+    texts = partial(_read_texts, own, "other")
     religion = texts("What is the religion of Orla Venn?", "religion")
     assert "Quillen Church" in religion
     assert not [t for t in religion if "1906" in t or "February" in t or "1920s" in t]
     assert "1920s" in texts("What was the era of Orla Venn?", "era")
+    # a relation that names a year asks for one, though the parse left the hop untyped
+    assert "1931" in texts("What was the year of ordination of Orla Venn?", "year of ordination")
 
 
 def test_a_catalogue_number_counts_nothing():
@@ -319,3 +335,66 @@ def test_a_catalogue_number_counts_nothing():
     texts = [a.text for a in found]
     assert "22" in texts
     assert not {"728", "3"} & set(texts)
+
+
+@pytest.mark.parametrize(
+    ("question", "relation", "answers", "not_answers"),
+    [
+        (
+            "What is the population of Quillen?",
+            "population",
+            {"4,210"},
+            {"412 ft", "412", "3.5 km"},
+        ),
+        ("What is the height of Quillen's hill?", "height", {"412", "3.5 km"}, set()),
+    ],
+)
+def test_a_count_is_never_a_measure_unless_the_relation_asks_for_one(
+    question, relation, answers, not_answers
+):
+    town = _passage(
+        "Quillen",
+        "Quillen had 4,210 inhabitants at the 2010 census.",
+        "Its castle stands on a 412 ft hill, 3.5 km from the 1.2 mi long harbour wall.",
+    )
+    found = _read_texts(town, "number", question, relation)
+    assert answers <= found and not not_answers & found
+
+
+def test_a_hop_asks_for_the_noun_before_its_preposition_or_clause():
+    assert hop_head("What is the busiest airport in Quillen?") == "airpo"
+    assert hop_head("What is the record label that Orla Venn belongs to?") == "label"
+    assert hop_head("Which mountain pass is near Quillen?") == "pass"  # the question's own head
+    assert hop_head("Who is the director of Glass Harbor?") == ""
+    assert hop_head("What is Quillen known for?") == ""  # no noun is asked for
+
+
+def test_a_relation_word_two_parse_arcs_away_links_the_span():
+    sentence = "Orla Venn, who was born in Quillen in 1906, composed the Harrow Suite."
+    words = frozenset({"compo"})
+    assert _linked(sentence, "Orla Venn", words)  # "Orla Venn … composed": its subject
+    assert not _linked(sentence, "Quillen", words)  # near in no way that matters
+    assert _linked(sentence, "Quillen", frozenset({"born"}))  # "born in Quillen"
+
+
+def test_a_country_s_name_holds_no_noun_a_hop_asks_for():
+    own = _passage(
+        "Quillen",
+        "Quillen is a village in Harrow County, Brenmoor, United States.",
+        "Its college was merged into Ohio State in 1911.",
+    )
+    found = {
+        a.text: a.features
+        for a in read_hop(
+            "What is the state where Quillen is located?",
+            "Quillen",
+            "state located",
+            "place",
+            [own],
+            {own.id},
+        )
+    }
+    assert found["Harrow County"]["head"] == 0.0
+    # "United States" holds "state", but a country's name is no state
+    assert found["United States"]["head"] == 0.0
+    assert found["Ohio State"]["head"] == 1.0
