@@ -266,10 +266,9 @@ _CATALOGUE = r"(?:\b[A-Z]{1,5}\.?|\b(?:No|Nos|Op|Nr)\.)\s+"
 
 
 # A unit written with a number: the number measures something ("a 4080 ft peak", "1.83 km").
-_UNIT = re.compile(
+_UNIT = (
     r"(?:ft|feet|foot|m|metres?|meters?|km|kilometres?|kilometers?|mi|miles?|acres?|hectares?|"
-    r"ha|sq|square|kg|kilograms?|lb|lbs|pounds?|tons?|tonnes?|%|percent|per cent|mph)",
-    re.I,
+    r"ha|sq|square|kg|kilograms?|lb|lbs|pounds?|tons?|tonnes?|%|percent|per cent|mph)"
 )
 # Relation words that ask for a measure, where a unit belongs to the answer.
 _MEASURES = frozenset(
@@ -284,11 +283,11 @@ def _measured(sentence: str, span: str) -> bool:
     """Is the number written with a unit ("4080 ft", "1.83 km")? Then it counts nothing."""
     if not span[:1].isdigit():
         return False
-    if re.search(rf"\d\s*{_UNIT.pattern}$", span, flags=re.I):
+    if re.search(rf"\d\s*{_UNIT}$", span, flags=re.I):
         return True
     at = sentence.find(span)
     return at >= 0 and bool(
-        re.match(rf"\s*(?:\(\S+\)\s*)?{_UNIT.pattern}\b", sentence[at + len(span) :], re.I)
+        re.match(rf"\s*(?:\(\S+\)\s*)?{_UNIT}\b", sentence[at + len(span) :], re.I)
     )
 
 
@@ -448,9 +447,12 @@ def read_hop(
                     continue  # the question's own words are no answer
                 if answer_type == "number" and _catalogued(sentence.text, text):
                     continue  # "RV 728", "Op. 3": a catalogue number counts nothing
-                if answer_type == "number" and not rel_words & _MEASURES:
-                    if _measured(sentence.text, text):
-                        continue  # a population is no "4080 ft" peak
+                if (
+                    answer_type == "number"
+                    and not rel_words & _MEASURES
+                    and _measured(sentence.text, text)
+                ):
+                    continue  # a population is no "4080 ft" peak
                 sentences_of.setdefault(key, set()).add(sentence.id)
                 features = {
                     "typed": float(fit == "typed"),
