@@ -1,4 +1,4 @@
-"""The resin agent: a LangGraph graph (`agent.graph:graph`) and what its nodes need."""
+"""The resin agent: a LangGraph graph (`resin.agent.graph:graph`) and what its nodes need."""
 
 from pathlib import Path
 

@@ -30,17 +30,22 @@ from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from agent.candidates import YES_NO, AnswerEvidence, candidates
-from agent.llm.spec import AnswerMode, ModelSpec
-from agent.options import listed
-from agent.questions import Question
-from agent.repetition import cut_repetition
-from agent.spans import Candidate
-from indexes.documents import Passage, Sentence
-from indexes.lexical import stems
-from indexes.units import normalize
-from prompts import ANSWER_CHOICE_SYSTEM, ANSWER_CHOICE_USER, ANSWER_FREE_SYSTEM, ANSWER_FREE_USER
-from prompts.structured import fence, json_schema_format, token_usage
+from resin.agent.candidates import YES_NO, AnswerEvidence, candidates
+from resin.agent.llm.spec import AnswerMode, ModelSpec
+from resin.agent.options import listed
+from resin.agent.questions import Question
+from resin.agent.repetition import cut_repetition
+from resin.agent.spans import Candidate
+from resin.indexes.documents import Passage, Sentence
+from resin.indexes.lexical import stems
+from resin.indexes.units import normalize
+from resin.prompts import (
+    ANSWER_CHOICE_SYSTEM,
+    ANSWER_CHOICE_USER,
+    ANSWER_FREE_SYSTEM,
+    ANSWER_FREE_USER,
+)
+from resin.prompts.structured import fence, json_schema_format, token_usage
 
 NOT_FOUND = "I could not find this in the documents."
 # The choice (and free answer) a model gives when the evidence does not say.

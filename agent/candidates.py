@@ -6,7 +6,7 @@ noun phrases, document titles, names the buffer's units carry — and ranked by 
 the question: its expected answer type (who → a person, when → a date, how many → a number) and
 how many of the question's words its sentence shares. Yes/no questions get yes and no; "A or B"
 questions get their options. Candidates the question itself names are dropped: an answer is new
-information. What the question asks for is read by `agent.questions`.
+information. What the question asks for is read by `resin.agent.questions`.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from agent.options import compared, described
-from agent.questions import ACTIONS, MAX_WORDS, NUMBERS, PEOPLE, PLACES, TIMES, Question
-from agent.spans import YEAR, Candidate, around, clean, describes_name, sentence_spans
-from indexes.documents import Passage
-from indexes.lexical import stems
-from indexes.nlp_extraction import load_pipeline
-from indexes.units import ReasoningUnit, entity_key, normalize
+from resin.agent.options import compared, described
+from resin.agent.questions import ACTIONS, MAX_WORDS, NUMBERS, PEOPLE, PLACES, TIMES, Question
+from resin.agent.spans import YEAR, Candidate, around, clean, describes_name, sentence_spans
+from resin.indexes.documents import Passage
+from resin.indexes.lexical import stems
+from resin.indexes.nlp_extraction import load_pipeline
+from resin.indexes.units import ReasoningUnit, entity_key, normalize
 
 YES_NO = ("yes", "no")
 # Spans whose entity type the parser did not give: noun phrases, proper nouns, titles, unit names.

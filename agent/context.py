@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.llm.spec import DEFAULT_CHAT_SPEC
-from indexes.embeddings import DEFAULT_EMBEDDER_SPEC
+from resin.agent.llm.spec import DEFAULT_CHAT_SPEC
+from resin.indexes.embeddings import DEFAULT_EMBEDDER_SPEC
 
 
 def _env(*names: str, default: str) -> Callable[[], str]:

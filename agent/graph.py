@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 
-from agent.context import Context
-from agent.nodes import compose, dispatch, plan, resolve_hop, rewrite, route_hops
-from agent.state import InputState, OutputState, State
+from resin.agent.context import Context
+from resin.agent.nodes import compose, dispatch, plan, resolve_hop, rewrite, route_hops
+from resin.agent.state import InputState, OutputState, State
 
 builder = StateGraph(
     State, context_schema=Context, input_schema=InputState, output_schema=OutputState

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from agent.questions import answer_head
-from agent.relations import (
+from resin.agent.questions import answer_head
+from resin.agent.relations import (
     TYPE_LABELS,
     AnswerType,
     kin_frame,
@@ -36,10 +36,10 @@ from agent.relations import (
     relation_words,
     role_words,
 )
-from agent.spans import describes_name, parse, sentence_spans
-from indexes.documents import Passage
-from indexes.lexical import stems
-from indexes.units import ReasoningUnit, entity_key, normalize
+from resin.agent.spans import describes_name, parse, sentence_spans
+from resin.indexes.documents import Passage
+from resin.indexes.lexical import stems
+from resin.indexes.units import ReasoningUnit, entity_key, normalize
 
 WEIGHTS_FILE = Path(__file__).with_name("hop_ranking.json")
 # The features of a candidate, in the order of the fitted weights.

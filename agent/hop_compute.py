@@ -13,11 +13,11 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from agent.answering import NOT_FOUND, Answer, Source
-from agent.hop_answer import MONTHS
-from agent.state import Hop, HopResult
-from indexes.documents import Passage, Sentence
-from indexes.units import normalize
+from resin.agent.answering import NOT_FOUND, Answer, Source
+from resin.agent.hop_answer import MONTHS
+from resin.agent.state import Hop, HopResult
+from resin.indexes.documents import Passage, Sentence
+from resin.indexes.units import normalize
 
 _MONTHS = {m: i for i, m in enumerate(MONTHS, 1)}
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent.questions import Question
-from agent.spans import YEAR, Candidate, around, clean
-from indexes.documents import Passage
-from indexes.lexical import stems
-from indexes.units import normalize
+from resin.agent.questions import Question
+from resin.agent.spans import YEAR, Candidate, around, clean
+from resin.indexes.documents import Passage
+from resin.indexes.lexical import stems
+from resin.indexes.units import normalize
 
 # Date comparisons the passages' years can settle.
 _EARLIER = re.compile(r" (?:older|oldest|first|earlier|earliest|sooner|predates?|before) ")

@@ -1,7 +1,7 @@
 """Reading a question: what it asks for, the options it names, the words its answer sits beside.
 
 Pure analysis of the question text (and its spaCy parse), apart from the passages: the candidate
-ranking (`agent.candidates`), the answer step, the follow-up rewrite and the eval loaders all read
+ranking (`resin.agent.candidates`), the answer step, the follow-up rewrite and the eval loaders all read
 questions the same way. Expected answer types are spaCy (OntoNotes) entity labels.
 """
 
@@ -14,9 +14,9 @@ from functools import cached_property, lru_cache
 from pydantic import BaseModel, ConfigDict, Field
 from spacy.tokens import Doc
 
-from indexes.lexical import stems
-from indexes.nlp_extraction import load_pipeline
-from indexes.units import normalize
+from resin.indexes.lexical import stems
+from resin.indexes.nlp_extraction import load_pipeline
+from resin.indexes.units import normalize
 
 _WH_WORDS = frozenset("what which who whom whose when where how".split())
 _PREPOSITIONS = frozenset("by in at of for from on to with into under".split())

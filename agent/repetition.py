@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from indexes.units import normalize
+from resin.indexes.units import normalize
 
 
 def cut_repetition(text: str, min_words: int = 6) -> tuple[str, bool]:

@@ -7,10 +7,10 @@ import logging
 import threading
 import weakref
 
-from agent.context import Context
-from agent.llm import check_model
-from indexes.embeddings import Embedder
-from indexes.index import Index, open_index
+from resin.agent.context import Context
+from resin.agent.llm import check_model
+from resin.indexes.embeddings import Embedder
+from resin.indexes.index import Index, open_index
 
 log = logging.getLogger("resin")
 

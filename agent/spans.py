@@ -1,7 +1,7 @@
 """The spans a sentence writes that may answer a question, and the candidate they make.
 
-Shared by the compose ranking (`agent.candidates`), the options a question names
-(`agent.options`) and the hop reader (`agent.hop_answer`).
+Shared by the compose ranking (`resin.agent.candidates`), the options a question names
+(`resin.agent.options`) and the hop reader (`resin.agent.hop_answer`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from functools import lru_cache
 
 from spacy.tokens import Doc
 
-from indexes.nlp_extraction import load_pipeline
-from indexes.units import normalize
+from resin.indexes.nlp_extraction import load_pipeline
+from resin.indexes.units import normalize
 
 _MAX_VERB_WORDS = 6
 YEAR = re.compile(r"\b(?:1\d{3}|20\d{2})\b")

@@ -13,13 +13,13 @@ from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import TypedDict
 
-from agent.answering import Source
-from agent.questions import Question
-from agent.relations import AnswerType
-from indexes.base import Direction
-from indexes.units import UnitKind
-from prompts import MAX_HOPS
-from tools.retrieval import Chain, ChainLink
+from resin.agent.answering import Source
+from resin.agent.questions import Question
+from resin.agent.relations import AnswerType
+from resin.indexes.base import Direction
+from resin.indexes.units import UnitKind
+from resin.prompts import MAX_HOPS
+from resin.tools.retrieval import Chain, ChainLink
 
 # "answer": a passage that writes a hop's answer or an alternative (each hop's answer ranks first);
 # "read": a passage an answered hop read that does not write its answer (ranked after every answer)

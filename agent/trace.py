@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from indexes.index import Index
-from tools.retrieval import Chain
+from resin.indexes.index import Index
+from resin.tools.retrieval import Chain
 
 
 def to_jsonable(state: dict[str, Any]) -> dict[str, Any]:
@@ -137,14 +137,30 @@ def mermaid(chains: list[Chain]) -> str:
     return "\n".join(out) + "\n"
 
 
+PICTURE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def pyplot() -> Any:
+    """Matplotlib's pyplot, drawing off-screen; a ValueError naming the ``plot`` extra without it."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise ValueError(
+            "pictures need matplotlib: pip install 'resin-agent[plot]' "
+            "(or write the chains as Mermaid text: --chains chains.mmd)"
+        ) from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def write_chains(chains: list[Chain], path: Path) -> None:
     """Write the chains as Mermaid text (.mmd, .md) or a picture (.png, .svg)."""
-    if path.suffix.lower() in (".png", ".svg", ".pdf"):
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+    if path.suffix.lower() in PICTURE_SUFFIXES:
         import networkx as nx
+
+        plt = pyplot()
 
         g = nx.DiGraph()
         for chain in chains:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from indexes.documents import Passage, Sentence
-from indexes.lexical import stems
+from resin.indexes.documents import Passage, Sentence
+from resin.indexes.lexical import stems
 
 _AUX = re.compile(
     r"^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\s+", re.I

@@ -1,8 +1,8 @@
 """Agent overhead per question, excluding model time, on large fake-extracted indexes.
 
-    python -m evals.bench_agent --passages 10000 --questions 50
-    python -m evals.bench_agent --passages 100000 --vectors hashed
-    python -m evals.bench_agent --prompt-tokens        # two-hop sample question, embedded model
+    python -m resin.evals.bench_agent --passages 10000 --questions 50
+    python -m resin.evals.bench_agent --passages 100000 --vectors hashed
+    python -m resin.evals.bench_agent --prompt-tokens        # two-hop sample question, embedded model
 
 The first form builds (once, cached under --workdir) an index of N synthetic passages with the
 fake extractor, then runs questions through the graph with the instant `fake` model for every
@@ -31,15 +31,16 @@ from typing import Any
 
 import numpy as np
 
-from agent.context import Context
-from agent.graph import graph
-from agent.resources import get_index
-from evals.bench_build import corpus
-from evals.hash_embedder import HashEmbedder
-from evals.scripted import FAKE_SPEC, fakes, register_fake
-from indexes.build import Builder
-from indexes.embeddings import make_embedder
-from indexes.index import Index, open_index
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.agent.resources import get_index
+from resin.evals.bench_build import corpus
+from resin.evals.hash_embedder import HashEmbedder
+from resin.evals.scripted import FAKE_SPEC, register_fake
+from resin.indexes.build import Builder
+from resin.indexes.embeddings import make_embedder
+from resin.indexes.index import Index, open_index
+from resin.testing import chat
 
 
 class HashedEmbedder(HashEmbedder):
@@ -76,7 +77,7 @@ def open_bench_index(path: Path, vectors: str) -> tuple[Index, Context]:
 
 def build_index(index: Index, passages: int) -> None:
     """Build the fake-extracted index once; a rerun over the same corpus is a no-op."""
-    Builder(index, fakes().rule_based(record=False), batch_passages=256).run(corpus(passages))
+    Builder(index, chat.rule_based(record=False), batch_passages=256).run(corpus(passages))
 
 
 def questions(n: int, passages: int, seed: int = 1) -> list[str]:
@@ -112,8 +113,8 @@ def overhead(ctx: Context, passages: int, n: int) -> dict[str, Any]:
 
 
 def prompt_tokens(index_path: Path) -> dict[str, Any]:
-    from agent import SAMPLE_DIR
-    from indexes.documents import load_documents
+    from resin.agent import SAMPLE_DIR
+    from resin.indexes.documents import load_documents
 
     index = open_index(index_path, create=True)
     docs, _ = load_documents([SAMPLE_DIR / "docs"])

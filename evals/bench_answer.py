@@ -1,7 +1,7 @@
 """What a person waits for and reads: time to first answer token and the answers, embedded model.
 
-    python -m evals.bench_answer                      # the sample questions, warm process
-    python -m evals.bench_answer --questions 8 --index /tmp/sample-index
+    python -m resin.evals.bench_answer                      # the sample questions, warm process
+    python -m resin.evals.bench_answer --questions 8 --index /tmp/sample-index
 
 Indexes the bundled sample corpus (structural index unless --extract is given; an existing
 --index is reused), loads the models once (a warm process, as in a chat server), then streams each
@@ -20,15 +20,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.context import Context
-from agent.graph import graph
-from agent.llm import DEFAULT_CHAT_SPEC, make_chat_model
-from agent.resources import get_index
-from indexes.build import Builder
-from indexes.documents import load_documents
-from indexes.index import open_index
-from indexes.nlp_extraction import load_pipeline
-from indexes.units import normalize
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.agent.llm import DEFAULT_CHAT_SPEC, make_chat_model
+from resin.agent.resources import get_index
+from resin.indexes.build import Builder
+from resin.indexes.documents import load_documents
+from resin.indexes.index import open_index
+from resin.indexes.nlp_extraction import load_pipeline
+from resin.indexes.units import normalize
 
 SAMPLE = Path(__file__).resolve().parents[1] / "agent" / "sample"
 

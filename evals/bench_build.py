@@ -1,6 +1,6 @@
 """Build throughput excluding model time: a fake extractor over N synthetic passages.
 
-    python -m evals.bench_build --passages 10000 [--index evals/runs/bench/fake-10000]
+    python -m resin.evals.bench_build --passages 10000 [--index evals/runs/bench/fake-10000]
 
 Reports units/s over the build's wall time minus the time spent inside the (fake) model, the
 share of that time in embedding, and peak resident memory. Target: ≥ 300 units/s on 2 cores.
@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals.scripted import fakes
-from indexes.build import Builder
-from indexes.documents import Document
-from indexes.embeddings import make_embedder
-from indexes.index import open_index
+from resin.indexes.build import Builder
+from resin.indexes.documents import Document
+from resin.indexes.embeddings import make_embedder
+from resin.indexes.index import open_index
+from resin.testing import chat
 
 PLACES = [
     "Orrin",
@@ -89,7 +89,7 @@ def main() -> None:
         nonlocal model_seconds
         start = time.perf_counter()
         try:
-            return str(fakes().heuristic_reply(messages, kwargs))
+            return str(chat.heuristic_reply(messages, kwargs))
         finally:
             model_seconds += time.perf_counter() - start
 
@@ -98,7 +98,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         index = open_index(args.index or Path(tmp), embedder, create=True)
         start = time.perf_counter()
-        model = fakes().ScriptedChatModel(responder=timed_reply)
+        model = chat.ScriptedChatModel(responder=timed_reply)
         report = Builder(index, model, batch_passages=256).run(docs)
         wall = time.perf_counter() - start
         stats = index.stats()

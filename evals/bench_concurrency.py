@@ -1,9 +1,9 @@
 """Requests in flight against a model server: build and eval speed-up with `--concurrency`.
 
-    python -m evals.bench_concurrency --passages 200 --latency 0.5 --slots 16 --levels 1,4,8,16
-    python -m evals.bench_concurrency --server URL --levels 1,2      # a real OpenAI-compatible one
-    python -m evals.bench_concurrency --model embedded --sample --levels 1,4   # in-process slots
-    python -m evals.bench_concurrency --eval --questions 40 --levels 1,8
+    python -m resin.evals.bench_concurrency --passages 200 --latency 0.5 --slots 16 --levels 1,4,8,16
+    python -m resin.evals.bench_concurrency --server URL --levels 1,2      # a real OpenAI-compatible one
+    python -m resin.evals.bench_concurrency --model embedded --sample --levels 1,4   # in-process slots
+    python -m resin.evals.bench_concurrency --eval --questions 40 --levels 1,8
 
 The loopback server (`FaultyServer`) answers like the ``fake`` model after a fixed `latency`
 per request on at most `slots` requests at once. Each build goes into a fresh index; the figures
@@ -24,14 +24,14 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from agent import SAMPLE_DIR
-from agent.llm import make_chat_model
-from evals.bench_build import corpus
-from indexes.build import Builder
-from indexes.documents import Document, load_documents
-from indexes.embeddings import make_embedder
-from indexes.index import open_index
-from indexes.maintenance import snapshot
+from resin.agent import SAMPLE_DIR
+from resin.agent.llm import make_chat_model
+from resin.evals.bench_build import corpus
+from resin.indexes.build import Builder
+from resin.indexes.documents import Document, load_documents
+from resin.indexes.embeddings import make_embedder
+from resin.indexes.index import open_index
+from resin.indexes.maintenance import snapshot
 
 
 def build_levels(
@@ -71,7 +71,7 @@ def build_levels(
 
 def eval_levels(spec: str, questions: int, levels: list[int]) -> list[dict[str, Any]]:
     """`resin eval --systems dense` at each level; seconds of the answer stage alone."""
-    import evals.runner as runner
+    import resin.evals.runner as runner
 
     timed: dict[str, float] = {}
     answer_all = runner.run_system
@@ -129,7 +129,7 @@ def eval_levels(spec: str, questions: int, levels: list[int]) -> list[dict[str, 
 
 def main() -> None:
     """Run the levels and print one JSON line per level."""
-    from evals.faults import FaultyServer
+    from resin.evals.faults import FaultyServer
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--passages", type=int, default=200)

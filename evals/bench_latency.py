@@ -1,14 +1,14 @@
 r"""Seconds a person waits per question, stage by stage, with the answers' EM/F1 on the same questions.
 
-    python -m evals.bench_latency --questions 50 --out evals/results/latency_hotpot50_embedded.md
-    python -m evals.bench_latency --questions 50 --model openai:smollm2@http://127.0.0.1:PORT/v1 \
+    python -m resin.evals.bench_latency --questions 50 --out evals/results/latency_hotpot50_embedded.md
+    python -m resin.evals.bench_latency --questions 50 --model openai:smollm2@http://127.0.0.1:PORT/v1 \
         --plan-model none --answer-mode choices --out evals/results/latency_hotpot50_server.md
 
 Samples questions of HotpotQA dev-300 (seeded, as `resin eval --limit`), indexes their paragraphs
 plus as many distractors (`--subset`, parser units unless `--extract` says otherwise; an existing
 --index is brought to that corpus), warms the process (model, spaCy, embedder, one question outside
 the sample), then streams every question through the agent as `resin ask` does. Per question:
-wall seconds of plan, hops and compose (`agent.trace.StageClock`), the answering call's own
+wall seconds of plan, hops and compose (`resin.agent.trace.StageClock`), the answering call's own
 llama.cpp seconds where the backend reports them, time to the first answer token, and in all;
 EM/F1 of the short answer. Prints (and with --out writes) a markdown table of p50/p95 per stage,
 the figures that matter, the load average and the command. Target (issue 18): p50 ≤ 10 s,
@@ -28,16 +28,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent.context import Context
-from agent.graph import graph
-from agent.llm import ANSWER_MODES, DEFAULT_CHAT_SPEC, make_chat_model
-from agent.trace import StageClock
-from evals import metrics
-from evals.data import Question, load_dataset
-from evals.report import machine_settings, publish
-from indexes.build import Builder, extractors
-from indexes.index import open_index
-from indexes.nlp_extraction import load_pipeline
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.agent.llm import ANSWER_MODES, DEFAULT_CHAT_SPEC, make_chat_model
+from resin.agent.trace import StageClock
+from resin.evals import metrics
+from resin.evals.data import Question, load_dataset
+from resin.evals.report import machine_settings, publish
+from resin.indexes.build import Builder, extractors
+from resin.indexes.index import open_index
+from resin.indexes.nlp_extraction import load_pipeline
 
 # ../shared/data beside the repository, where CI and this machine keep the benchmark data.
 HOTPOT = Path(__file__).resolve().parents[2] / "shared/data/hotpotqa/hotpotqa_dev_300.jsonl"
@@ -165,7 +165,7 @@ def main() -> None:
         total = rows[-1]["seconds"]["total"]
         print(f"[{i}/{len(sampled)}] {total:.2f} s", file=sys.stderr, flush=True)
     settings = {
-        "command": f"`python -m evals.bench_latency {shlex.join(sys.argv[1:])}`",
+        "command": f"`python -m resin.evals.bench_latency {shlex.join(sys.argv[1:])}`",
         "data": f"{HOTPOT.name}, {len(sampled)} questions sampled with seed {args.seed} "
         f"(as `resin eval --limit`), subset corpus of {len(data.documents)} passages, "
         f"--extract {args.extract}",

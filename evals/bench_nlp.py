@@ -1,7 +1,7 @@
 """The parser extractor on a benchmark corpus: throughput, coverage of gold sentences, a sample.
 
-    python -m evals.bench_nlp --data ../shared/data/hotpotqa/hotpotqa_dev_300.jsonl --sample 50
-    python -m evals.bench_nlp --docs agent/sample/docs    # load + extract wall time only
+    python -m resin.evals.bench_nlp --data ../shared/data/hotpotqa/hotpotqa_dev_300.jsonl --sample 50
+    python -m resin.evals.bench_nlp --docs agent/sample/docs    # load + extract wall time only
 
 Extraction only (no embedding, no index): the corpus the eval harness builds from the file, cut
 into the same passages. Reports
@@ -24,10 +24,10 @@ import time
 from collections import Counter
 from typing import Any
 
-from evals.data import load_dataset, sentence_index
-from indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
-from indexes.nlp_extraction import NlpExtractor, load_pipeline
-from indexes.units import ReasoningUnit, normalize
+from resin.evals.data import load_dataset, sentence_index
+from resin.indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
+from resin.indexes.nlp_extraction import NlpExtractor, load_pipeline
+from resin.indexes.units import ReasoningUnit, normalize
 
 
 def _row(unit: ReasoningUnit) -> str:

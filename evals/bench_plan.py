@@ -1,7 +1,7 @@
 """How often a model writes a plan the agent can run: the evidence behind `plan_model` `auto`.
 
-    python -m evals.bench_plan                                     # embedded, 50 + 50 questions
-    python -m evals.bench_plan --model gguf:/models/qwen.gguf --questions 20
+    python -m resin.evals.bench_plan                                     # embedded, 50 + 50 questions
+    python -m resin.evals.bench_plan --model gguf:/models/qwen.gguf --questions 20
 
 Sends each sampled question of the shared HotpotQA and QASC sets (seeded, as `resin eval
 --limit`) to the planner exactly as the `plan` node does (`ask_planner`) and checks the reply with
@@ -20,11 +20,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from agent.llm import DEFAULT_CHAT_SPEC
-from agent.nodes.plan import ask_planner, validate_plan
-from agent.state import Plan
-from evals.data import load_dataset
-from prompts.structured import parse_reply, token_usage
+from resin.agent.llm import DEFAULT_CHAT_SPEC
+from resin.agent.nodes.plan import ask_planner, validate_plan
+from resin.agent.state import Plan
+from resin.evals.data import load_dataset
+from resin.prompts.structured import parse_reply, token_usage
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"  # ../shared/data beside the repository
 SETS = {

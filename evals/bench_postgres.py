@@ -1,7 +1,7 @@
 """What serving one index from several machines costs: PostgreSQL + a Chroma server vs SQLite/JSON.
 
-    python -m evals.bench_postgres                          # both corpora, 50 questions each
-    python -m evals.bench_postgres --corpus hotpot --questions 50 --out /tmp/bench_postgres.md
+    python -m resin.evals.bench_postgres                          # both corpora, 50 questions each
+    python -m resin.evals.bench_postgres --corpus hotpot --questions 50 --out /tmp/bench_postgres.md
 
 The same corpus is built with the parser (`--extract nlp`, no model) into both backends: the
 bundled sample corpus (`resin demo`'s) and the union corpus of HotpotQA dev-300 (every context
@@ -16,7 +16,7 @@ passages), timed one by one; for SQLite the same three loads from graph.json and
 store, for comparison.
 
 Each build and each replica runs in a process of its own (`--worker`), so no backend inherits
-the other's caches, loaded models or memory. PostgreSQL (`evals.postgres`) and the Chroma server
+the other's caches, loaded models or memory. PostgreSQL (`resin.evals.postgres`) and the Chroma server
 (`chroma run`, as the integration tests start it) run on this machine and share its cores:
 latency between machines is not in the figures, and the servers' own memory is reported apart.
 """
@@ -37,8 +37,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from evals.postgres import free_port, postgres
-from evals.report import machine_settings, publish
+from resin.evals.postgres import free_port, postgres
+from resin.evals.report import machine_settings, publish
 
 CORPORA = ("sample", "hotpot")
 BACKENDS = ("sqlite", "postgres")
@@ -85,10 +85,10 @@ def _pss_mb(pid: int) -> float:
 
 def _documents(corpus: str) -> tuple[list[Any], int]:
     """The corpus's documents and the passage size they are cut at."""
-    from agent import SAMPLE_DIR
-    from evals.bench_latency import HOTPOT
-    from evals.data import load_dataset
-    from indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents
+    from resin.agent import SAMPLE_DIR
+    from resin.evals.bench_latency import HOTPOT
+    from resin.evals.data import load_dataset
+    from resin.indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents
 
     if corpus == "sample":
         docs, _errors = load_documents([SAMPLE_DIR / "docs"])
@@ -99,9 +99,9 @@ def _documents(corpus: str) -> tuple[list[Any], int]:
 
 def _questions(corpus: str, n: int, seed: int) -> list[str]:
     """The sample questions, or `n` HotpotQA questions sampled as `resin eval --limit n` does."""
-    from agent import SAMPLE_DIR
-    from evals.bench_latency import HOTPOT
-    from evals.data import load_dataset
+    from resin.agent import SAMPLE_DIR
+    from resin.evals.bench_latency import HOTPOT
+    from resin.evals.data import load_dataset
 
     if corpus == "sample":
         lines = (SAMPLE_DIR / "questions.jsonl").read_text(encoding="utf-8").splitlines()
@@ -110,7 +110,7 @@ def _questions(corpus: str, n: int, seed: int) -> list[str]:
 
 
 def _open(job: dict[str, Any], embedder: Any, create: bool = False, **extra: Any) -> Any:
-    from indexes.index import open_index
+    from resin.indexes.index import open_index
 
     return open_index(
         job["index"],
@@ -125,7 +125,7 @@ def _open(job: dict[str, Any], embedder: Any, create: bool = False, **extra: Any
 
 def _warm_embedder() -> Any:
     """MiniLM loaded and run once, so no timing below pays its load."""
-    from indexes.embeddings import make_embedder
+    from resin.indexes.embeddings import make_embedder
 
     embedder = make_embedder()
     embedder.embed_documents(["warm"])
@@ -134,8 +134,8 @@ def _warm_embedder() -> Any:
 
 def build_worker(job: dict[str, Any]) -> dict[str, Any]:
     """Build the corpus into an empty index with the parser; the wall time of the build alone."""
-    from indexes.build import Builder
-    from indexes.nlp_extraction import NlpExtractor, load_pipeline
+    from resin.indexes.build import Builder
+    from resin.indexes.nlp_extraction import NlpExtractor, load_pipeline
 
     docs, passage_chars = _documents(job["corpus"])
     embedder = _warm_embedder()
@@ -168,9 +168,9 @@ def load_aside(index: Any) -> tuple[dict[str, float], bool]:
     vectors from Chroma (as `Index.__init__` loads them) and BM25 over every catalog passage (as
     `IndexReads._lexical`). With whether the graph read holds the extra document's entity.
     """
-    from indexes.graph import EntityGraph
-    from indexes.lexical import BM25
-    from indexes.pg_graph import load_graph
+    from resin.indexes.graph import EntityGraph
+    from resin.indexes.lexical import BM25
+    from resin.indexes.pg_graph import load_graph
 
     clock = time.perf_counter
     start = clock()
@@ -219,10 +219,10 @@ def _reload(index: Any, job: dict[str, Any]) -> dict[str, Any]:
     load makes one by one (`load_aside`). The SQLite index serves one machine:
     only `load_aside` is timed there, with no batch, for comparison.
     """
-    from indexes.build import Builder
-    from indexes.documents import Document
-    from indexes.index import Index
-    from indexes.nlp_extraction import NlpExtractor
+    from resin.indexes.build import Builder
+    from resin.indexes.documents import Document
+    from resin.indexes.index import Index
+    from resin.indexes.nlp_extraction import NlpExtractor
 
     figures: dict[str, Any] = {}
     if job["database"]:
@@ -249,11 +249,11 @@ def _reload(index: Any, job: dict[str, Any]) -> dict[str, Any]:
 
 def serve_worker(job: dict[str, Any]) -> dict[str, Any]:
     """A replica: open the index, answer the questions with the `fake` model, then reload."""
-    from agent.context import Context
-    from agent.graph import graph
-    from agent.resources import get_index
-    from evals.bench_latency import WARM_UP
-    from evals.scripted import FAKE_SPEC, register_fake
+    from resin.agent.context import Context
+    from resin.agent.graph import graph
+    from resin.agent.resources import get_index
+    from resin.evals.bench_latency import WARM_UP
+    from resin.evals.scripted import FAKE_SPEC, register_fake
 
     register_fake()
     asked = _questions(job["corpus"], job["questions"], job["seed"])
@@ -292,7 +292,7 @@ def serve_worker(job: dict[str, Any]) -> dict[str, Any]:
 def _worker(job: dict[str, Any]) -> dict[str, Any]:
     """Run one job in a fresh interpreter; its JSON result (the last line it prints)."""
     done = subprocess.run(
-        [sys.executable, "-m", "evals.bench_postgres", "--worker", json.dumps(job)],
+        [sys.executable, "-m", "resin.evals.bench_postgres", "--worker", json.dumps(job)],
         stdout=subprocess.PIPE,
         text=True,
         check=False,
@@ -307,7 +307,7 @@ def _worker(job: dict[str, Any]) -> dict[str, Any]:
 @contextmanager
 def chroma_server(path: Path) -> Iterator[tuple[int, int]]:
     """A `chroma run` server on a free loopback port: (port, pid)."""
-    from tests.integration.servers import running
+    from resin.testing.processes import running
 
     chroma = shutil.which("chroma") or str(Path(sys.prefix) / "bin" / "chroma")
     port = free_port()
@@ -358,7 +358,7 @@ def run_corpus(corpus: str, args: argparse.Namespace, root: Path) -> dict[str, A
 
 
 def _pct(values: list[float], q: float) -> float:
-    from evals.metrics import percentile
+    from resin.evals.metrics import percentile
 
     return percentile(values, q) or 0.0
 
@@ -467,7 +467,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="resin-bench-pg-") as tmp:
         results = [run_corpus(corpus, args, Path(tmp)) for corpus in args.corpus]
     settings = {
-        "command": f"`python -m evals.bench_postgres {shlex.join(sys.argv[1:])}`",
+        "command": f"`python -m resin.evals.bench_postgres {shlex.join(sys.argv[1:])}`",
         "builds": "`--extract nlp` (no model), each in a fresh process, spaCy and MiniLM loaded "
         "before the clock starts; queries: the `fake` model for every step, one warm-up question "
         "first",

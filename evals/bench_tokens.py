@@ -1,6 +1,6 @@
 """Extraction cost: model tokens per 1K corpus tokens on the sample corpus, and wall time.
 
-    python -m evals.bench_tokens [--model embedded]
+    python -m resin.evals.bench_tokens [--model embedded]
 
 Corpus tokens are counted with the extraction model's own tokenizer (SmolLM2's for the embedded
 model); model tokens are the prompt + completion tokens the backend reports for every call made.
@@ -15,12 +15,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent import SAMPLE_DIR
-from agent.llm import DEFAULT_CHAT_SPEC, make_chat_model
-from agent.llm.llama_cpp import ChatLlamaCpp
-from indexes.build import Builder
-from indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
-from indexes.index import open_index
+from resin.agent import SAMPLE_DIR
+from resin.agent.llm import DEFAULT_CHAT_SPEC, make_chat_model
+from resin.agent.llm.llama_cpp import ChatLlamaCpp
+from resin.indexes.build import Builder
+from resin.indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
+from resin.indexes.index import open_index
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
     resin eval --data ../shared/data/hotpotqa/hotpotqa_dev_300.jsonl --systems all --limit 100
         --model embedded --out evals/runs/hotpot
 
-`register(subparsers)` adds the subcommand to resin's parser; `python -m evals.cli eval ...`
+`register(subparsers)` adds the subcommand to resin's parser; `python -m resin.evals.cli eval ...`
 runs it standalone.
 """
 
@@ -14,11 +14,11 @@ import shlex
 import sys
 from typing import Any
 
-from agent.llm.spec import ANSWER_MODES, DEFAULT_CHAT_SPEC
-from evals.subcommand import add_subcommand
-from evals.systems import SYSTEMS, parse_systems
-from indexes.build import EXTRACT_CHOICES
-from indexes.embeddings import DEFAULT_EMBEDDER_SPEC
+from resin.agent.llm.spec import ANSWER_MODES, DEFAULT_CHAT_SPEC
+from resin.evals.subcommand import add_subcommand
+from resin.evals.systems import SYSTEMS, parse_systems
+from resin.indexes.build import EXTRACT_CHOICES
+from resin.indexes.embeddings import DEFAULT_EMBEDDER_SPEC
 
 
 def add_concurrency_arg(parser: argparse.ArgumentParser) -> None:
@@ -58,7 +58,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--model",
         default=DEFAULT_CHAT_SPEC,
         help=f"chat model spec used by every system (default: {DEFAULT_CHAT_SPEC}; fake: the "
-        "scripted rule-based model of tests/fakes.py, no model time)",
+        "scripted rule-based model of resin.testing, no model time)",
     )
     p.add_argument("--out", required=True, help="output folder (rerun the same command to resume)")
     p.add_argument("--index", default=None, help="index folder (default: OUT/index)")
@@ -149,8 +149,8 @@ def run(args: argparse.Namespace) -> int:
     """Run or resume the evaluation and print summary.md."""
     from pathlib import Path
 
-    from evals.runner import RunConfig, run_eval
-    from evals.scripted import register_fake
+    from resin.evals.runner import RunConfig, run_eval
+    from resin.evals.scripted import register_fake
 
     if args.limit is not None and args.limit < 1:
         raise ValueError("--limit must be at least 1")
@@ -186,8 +186,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Standalone entry point: `python -m evals.cli eval ...`."""
-    parser = argparse.ArgumentParser(prog="python -m evals.cli")
+    """Standalone entry point: `python -m resin.evals.cli eval ...`."""
+    parser = argparse.ArgumentParser(prog="python -m resin.evals.cli")
     sub = parser.add_subparsers(dest="command", required=True)
     register(sub)
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """Kill `resin index` with SIGKILL at random points, rerun, and compare with an uninterrupted build.
 
-    python -m evals.crash --trials 20
-    python -m evals.crash --trials 20 --concurrency 8   # builds with 8 model requests in flight
+    python -m resin.evals.crash --trials 20
+    python -m resin.evals.crash --trials 20 --concurrency 8   # builds with 8 model requests in flight
 
 Prints trials run, builds killed mid-way, and units lost or duplicated (both must be 0). With
 `--concurrency`, extraction goes to a loopback OpenAI-compatible server (`FaultyServer`) that
@@ -27,7 +27,7 @@ from contextlib import ExitStack, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-from indexes.maintenance import snapshot
+from resin.indexes.maintenance import snapshot
 
 
 def synthetic_corpus(path: Path, documents: int, seed: int = 0) -> Path:
@@ -71,7 +71,7 @@ def crash_trial(corpus: Path, index: Path, kill_at: float, model_args: Sequence[
     """
     env = {**os.environ, "TQDM_MININTERVAL": "0", "TQDM_MINITERS": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "resin_cli", *_index_args(corpus, index, model_args)],
+        [sys.executable, "-m", "resin.cli", *_index_args(corpus, index, model_args)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,
@@ -96,7 +96,7 @@ def crash_trial(corpus: Path, index: Path, kill_at: float, model_args: Sequence[
 
 def finish(corpus: Path, index: Path, model_args: Sequence[str] = NLP) -> None:
     """Run the build to completion: `resin index` in this process, with its embedder loaded."""
-    from resin_cli import main
+    from resin.cli import main
 
     said = io.StringIO()
     with redirect_stdout(said), redirect_stderr(said):
@@ -128,7 +128,7 @@ def run_trials(
         reference: Sequence[str] = NLP
         trial: Sequence[str] = NLP
         if concurrency > 1:
-            from evals.faults import FaultyServer
+            from resin.evals.faults import FaultyServer
 
             server = stack.enter_context(FaultyServer(latency=0.2, slots=concurrency))
             model = ("--extract", "model", "--model", server.spec())
@@ -145,7 +145,7 @@ def _trials(
     reference: Sequence[str],
     trial_args: Sequence[str],
 ) -> dict[str, Any]:
-    from indexes.index import open_index
+    from resin.indexes.index import open_index
 
     rng = random.Random(seed)
     work = Path(tempfile.mkdtemp(prefix="resin-crash-"))
@@ -185,7 +185,7 @@ def _trials(
 
 def main() -> None:
     """Run the trials and print the figures."""
-    from indexes.embeddings import make_embedder
+    from resin.indexes.embeddings import make_embedder
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--trials", type=int, default=20)

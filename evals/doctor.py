@@ -1,6 +1,6 @@
 """`resin doctor`: faults, bad input, index integrity, hostile documents and load, in minutes.
 
-    python -m evals.doctor            # or `resin doctor` once `register` is wired into the CLI
+    python -m resin.evals.doctor            # or `resin doctor` once `register` is wired into the CLI
 
 Runs quick versions of the reliability checks (the full ones are pytest suites:
 tests/unit/test_reliability.py, tests/unit/test_fuzz.py, tests/integration/test_faults.py) and
@@ -29,17 +29,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evals.checks.bad_inputs import check_bad_inputs
-from evals.checks.build_faults import check_faults
-from evals.checks.builders import check_builders
-from evals.checks.common import build_sample_index
-from evals.checks.concurrent_load import check_concurrency
-from evals.checks.extraction_fuzz import check_fuzz
-from evals.checks.index_integrity import check_copies, check_repair
-from evals.checks.injection import check_hostile
-from evals.checks.input_limits import check_input_limits
-from evals.subcommand import add_subcommand
-from indexes.embeddings import DEFAULT_EMBEDDER_SPEC
+from resin.evals.checks.bad_inputs import check_bad_inputs
+from resin.evals.checks.build_faults import check_faults
+from resin.evals.checks.builders import check_builders
+from resin.evals.checks.common import build_sample_index
+from resin.evals.checks.concurrent_load import check_concurrency
+from resin.evals.checks.extraction_fuzz import check_fuzz
+from resin.evals.checks.index_integrity import check_copies, check_repair
+from resin.evals.checks.injection import check_hostile
+from resin.evals.checks.input_limits import check_input_limits
+from resin.evals.subcommand import add_subcommand
+from resin.indexes.embeddings import DEFAULT_EMBEDDER_SPEC
 
 
 def run_doctor(
@@ -84,7 +84,7 @@ def run_doctor(
     }
     work = Path(tempfile.mkdtemp(prefix="resin-doctor-")) / "work"
     work.mkdir()
-    from indexes.index import close_indexes
+    from resin.indexes.index import close_indexes
 
     timings: dict[str, float] = {}
 
@@ -167,7 +167,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run the checks, print one JSON object; exit status 0 only when every check held."""
-    from indexes.embeddings import make_embedder
+    from resin.indexes.embeddings import make_embedder
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -179,8 +179,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Standalone entry point: `python -m evals.doctor`."""
-    parser = argparse.ArgumentParser(prog="python -m evals.doctor")
+    """Standalone entry point: `python -m resin.evals.doctor`."""
+    parser = argparse.ArgumentParser(prog="python -m resin.evals.doctor")
     sub = parser.add_subparsers(dest="command")
     register(sub)
     args = parser.parse_args(["doctor", *(argv if argv is not None else sys.argv[1:])])

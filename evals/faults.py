@@ -205,10 +205,10 @@ class FaultyServer:
 
     @staticmethod
     def _reply(body: dict[str, Any]) -> str:
-        from evals.scripted import fakes
+        from resin.testing import chat
 
         kwargs = {"response_format": body.get("response_format")}
-        return fakes().heuristic_reply(_to_messages(body.get("messages") or []), kwargs)
+        return chat.heuristic_reply(_to_messages(body.get("messages") or []), kwargs)
 
     def _stream(self, handler: Any, text: str) -> None:
         handler.send_response(200)
@@ -261,6 +261,6 @@ FAULT_DOCS = [
 
 def fault_documents() -> list[Any]:
     """Three short documents that link people and places (units and edges form)."""
-    from indexes.documents import Document
+    from resin.indexes.documents import Document
 
     return [Document(id=i, title=t, text=x) for i, t, x in FAULT_DOCS]

@@ -1,6 +1,6 @@
-r"""Fit the two weights of the passage pair (`tools.pairs`) on the dev sets, cross-validated.
+r"""Fit the two weights of the passage pair (`resin.tools.pairs`) on the dev sets, cross-validated.
 
-    python -m evals.fit_pairs --data ../shared/data/hotpotqa/hotpotqa_dev_300.jsonl \\
+    python -m resin.evals.fit_pairs --data ../shared/data/hotpotqa/hotpotqa_dev_300.jsonl \\
         --data ../shared/data/2wikimultihopqa/2wikimultihopqa_dev_250.jsonl \\
         --data ../shared/data/musique/musique_dev_140.jsonl --out tools/pair_weights.json
 
@@ -22,15 +22,15 @@ from typing import Any
 
 import numpy as np
 
-from evals.data.corpus import read_jsonl
-from evals.fit_ranking import FOLDS, fit_command
-from indexes.embeddings import embed, make_embedder
-from indexes.units import entity_key
-from tools.pairs import PairWeights, best_pair
+from resin.evals.data.corpus import read_jsonl
+from resin.evals.fit_ranking import FOLDS, fit_command
+from resin.indexes.embeddings import embed, make_embedder
+from resin.indexes.units import entity_key
+from resin.tools.pairs import PairWeights, best_pair
 
 GRID_LINK = tuple(round(0.05 * i, 2) for i in range(13))
 GRID_NAMED = tuple(round(0.05 * i, 2) for i in range(21))
-# The longest name `tools.entities.named_in` looks for in a question.
+# The longest name `resin.tools.entities.named_in` looks for in a question.
 _NAME_WORDS = 6
 
 
@@ -146,7 +146,7 @@ def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
             }
             for name, scores in sorted(held_out.items())
         },
-        "command": "python -m evals.fit_pairs " + " ".join(f"--data {p}" for p in paths),
+        "command": "python -m resin.evals.fit_pairs " + " ".join(f"--data {p}" for p in paths),
     }
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return report
@@ -155,7 +155,7 @@ def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Command line: --data (repeatable), --out."""
     return fit_command(
-        argv, "python -m evals.fit_pairs", __doc__, Path("tools/pair_weights.json"), fit
+        argv, "python -m resin.evals.fit_pairs", __doc__, Path("tools/pair_weights.json"), fit
     )
 
 

@@ -1,6 +1,6 @@
 r"""Fit the hop reader's ranking on gold hops, with k-fold cross-validation: the weights resin ships.
 
-    python -m evals.fit_ranking --data ../shared/data/hotpotqa/hotpotqa_dev_300.jsonl \\
+    python -m resin.evals.fit_ranking --data ../shared/data/hotpotqa/hotpotqa_dev_300.jsonl \\
         --data ../shared/data/2wikimultihopqa/2wikimultihopqa_dev_250.jsonl \\
         --data ../shared/data/musique/musique_dev_140.jsonl --out agent/hop_ranking.json
 
@@ -9,7 +9,7 @@ relation → object), MuSiQue's decomposition (each sub-question with `#k` fille
 answers before it, and its answer), and a HotpotQA question as one hop. The passages are the
 question's own paragraphs, the subject's first, split into sentences as the index splits them
 where a record gives only a paragraph's text, and each sentence's cosine with the hop's question
-is the default embedder's, as the agent reads it. Each candidate `agent.hop_answer.read_hop` finds
+is the default embedder's, as the agent reads it. Each candidate `resin.agent.hop_answer.read_hop` finds
 is a row of features, labelled by whether it is the gold answer. The weights are a conditional
 logit over each hop's candidates (a softmax per hop, `_fit_listwise`): what the reader needs is
 the gold candidate above its rivals in the same hop, and fitting that directly beats a
@@ -31,14 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from agent.decompose import wh_words
-from agent.hop_answer import FEATURES, HopAnswer, Ranking, read_hop
-from agent.relations import AnswerType, question_type, relation_type, wh_type
-from evals.data.corpus import read_jsonl
-from evals.metrics import exact_match
-from indexes.documents import Passage, Sentence, split_sentences
-from indexes.embeddings import embed, make_embedder
-from indexes.units import entity_key
+from resin.agent.decompose import wh_words
+from resin.agent.hop_answer import FEATURES, HopAnswer, Ranking, read_hop
+from resin.agent.relations import AnswerType, question_type, relation_type, wh_type
+from resin.evals.data.corpus import read_jsonl
+from resin.evals.metrics import exact_match
+from resin.indexes.documents import Passage, Sentence, split_sentences
+from resin.indexes.embeddings import embed, make_embedder
+from resin.indexes.units import entity_key
 
 FOLDS = 5
 # Share of the right answers the threshold may turn into "not found".
@@ -257,7 +257,7 @@ def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
         + ", ".join(p.name for p in paths)
         + f"; {FOLDS}-fold cross-validation by question (seed {seed})",
         "cross_validated": per_set,
-        "command": "python -m evals.fit_ranking " + " ".join(f"--data {p}" for p in paths),
+        "command": "python -m resin.evals.fit_ranking " + " ".join(f"--data {p}" for p in paths),
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
@@ -303,7 +303,7 @@ def fit_command(
 def main(argv: list[str] | None = None) -> int:
     """Command line: --data (repeatable), --out."""
     return fit_command(
-        argv, "python -m evals.fit_ranking", __doc__, Path("agent/hop_ranking.json"), fit
+        argv, "python -m resin.evals.fit_ranking", __doc__, Path("agent/hop_ranking.json"), fit
     )
 
 

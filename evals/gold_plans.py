@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent.decompose import decompose, describe_hop
-from agent.relations import relation_type
-from agent.state import Hop
-from indexes.units import entity_key
-from prompts import MAX_HOPS
+from resin.agent.decompose import decompose, describe_hop
+from resin.agent.relations import relation_type
+from resin.agent.state import Hop
+from resin.indexes.units import entity_key
+from resin.prompts import MAX_HOPS
 
 _ARROW = re.compile(r"^(.+?) >> (.+)$")
 

@@ -80,7 +80,7 @@ def schema_of(kwargs: dict[str, Any]) -> str | None:
 
 def random_model_output(rng: random.Random, sentences: list[str]) -> str:
     """One plausible-to-hostile extraction reply: valid, wrong kinds, missing fields, huge, garbage."""
-    from indexes.units import UNIT_KINDS
+    from resin.indexes.units import UNIT_KINDS
 
     def word() -> str:
         pick = rng.random()
@@ -130,8 +130,8 @@ def random_model_output(rng: random.Random, sentences: list[str]) -> str:
 
 def grounding_violations(units: list[Any], passage: Any) -> list[str]:
     """Why each unit is not grounded in `passage` ([] when all are)."""
-    from indexes.extraction import content_tokens, mentioned
-    from indexes.units import UNIT_KINDS
+    from resin.indexes.extraction import content_tokens, mentioned
+    from resin.indexes.units import UNIT_KINDS
 
     problems = []
     by_id = {s.id: s.text for s in passage.sentences}
@@ -173,15 +173,15 @@ OBEYING_ANSWER = "The Orrin Dam was designed by Napoleon [7] [9] [42] [1] [p0000
 
 def obeying_responder(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
     """The fake model, except its answer does what the hostile passages ask (fake citations)."""
-    from evals.scripted import fakes
+    from resin.testing import chat
 
     if schema_of(kwargs) == "ShortAnswer":
         return json.dumps({"answer": OBEYING_ANSWER})
-    return str(fakes().heuristic_reply(messages, kwargs))
+    return str(chat.heuristic_reply(messages, kwargs))
 
 
 def tool_calling_model(responder: Callable[[list[BaseMessage], dict[str, Any]], str]) -> Any:
     """A scripted model whose every reply also requests a tool call, as an injected passage asks."""
-    from evals.scripted import fakes
+    from resin.testing import chat
 
-    return fakes().ToolCallingModel(responder=responder)
+    return chat.ToolCallingModel(responder=responder)

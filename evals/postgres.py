@@ -1,6 +1,6 @@
 """A throwaway PostgreSQL server on loopback, for the tests and for trying `resin chat --database`.
 
-    python -m evals.postgres              # prints the URL, serves until Ctrl-C, then removes it
+    python -m resin.evals.postgres              # prints the URL, serves until Ctrl-C, then removes it
 
 The binaries come from `RESIN_PG_BIN` (a folder holding `initdb` and `postgres`), else from PATH,
 else from Debian's `/usr/lib/postgresql/*/bin` (the newest). `initdb` refuses to run as root, so
@@ -164,8 +164,8 @@ def _stop(proc: subprocess.Popen[bytes], timeout: float) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m evals.postgres`: serve a throwaway database until Ctrl-C."""
-    parser = argparse.ArgumentParser(prog="python -m evals.postgres", description=__doc__)
+    """`python -m resin.evals.postgres`: serve a throwaway database until Ctrl-C."""
+    parser = argparse.ArgumentParser(prog="python -m resin.evals.postgres", description=__doc__)
     parser.add_argument("--database", default="resin", help="database to create (default resin)")
     args = parser.parse_args(argv)
     # `kill PID` stops it as Ctrl-C does: the block below removes the server and its folder

@@ -1,6 +1,6 @@
 """Reporting of an evaluation run: figures per system, paired comparisons, summary.md, the plot.
 
-`evals.runner` scores each question into results/<system>.jsonl; these functions turn those rows
+`resin.evals.runner` scores each question into results/<system>.jsonl; these functions turn those rows
 into the figures of results.json, the table of summary.md and plot.png.
 """
 
@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals import metrics
-from evals.data import Dataset
-from evals.systems import SYSTEMS
+from resin.evals import metrics
+from resin.evals.data import Dataset
+from resin.evals.systems import SYSTEMS
 
 
 def paired(rows_of: dict[str, list[dict[str, Any]]], build: dict[str, Any]) -> dict[str, Any]:
@@ -179,11 +179,11 @@ def _table(systems: dict[str, Any], cols: list[tuple[str, str]]) -> list[str]:
 
 def plot(report: dict[str, Any], data: Dataset, path: Path) -> None:
     """plot.png: quality metrics per system (grouped bars) and latency p50 with p95 whiskers."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    from resin.agent.trace import pyplot
+
+    plt = pyplot()
 
     names = list(report["systems"])
     wanted = [("F1", "f1"), ("Acc", "acc"), ("Choice acc", "choice"), ("R@5", "recall@5")]

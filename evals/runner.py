@@ -1,7 +1,7 @@
 """The evaluation run: load data, build (or reuse) the index, run each system, score, report.
 
-Each system's questions are answered and appended by `evals.system_run`, scored by
-`evals.scoring`; the figures, summary.md and plot.png are made by `evals.report` from the rows.
+Each system's questions are answered and appended by `resin.evals.system_run`, scored by
+`resin.evals.scoring`; the figures, summary.md and plot.png are made by `resin.evals.report` from the rows.
 
 Layout of an output folder:
 
@@ -29,20 +29,20 @@ from typing import Any
 
 from tqdm import tqdm
 
-from agent.context import Context
-from agent.llm import DEFAULT_CHAT_SPEC, default_concurrency, make_chat_model
-from agent.llm.llama_cpp import ChatLlamaCpp
-from agent.resources import get_index
-from evals.data import Dataset, load_dataset
-from evals.prompts import EVAL_PROMPT_VERSION
-from evals.report import aggregate, paired, plot, summary_markdown
-from evals.scoring import corpus_maps
-from evals.system_run import load_rows, run_system
-from evals.systems import SYSTEMS, Env
-from indexes.build import EXTRACT_CHOICES, Builder, BuildReport, extraction_key, extractors
-from indexes.documents import make_passages
-from indexes.embeddings import DEFAULT_EMBEDDER_SPEC
-from indexes.index import Index, close_indexes, open_index
+from resin.agent.context import Context
+from resin.agent.llm import DEFAULT_CHAT_SPEC, default_concurrency, make_chat_model
+from resin.agent.llm.llama_cpp import ChatLlamaCpp
+from resin.agent.resources import get_index
+from resin.evals.data import Dataset, load_dataset
+from resin.evals.prompts import EVAL_PROMPT_VERSION
+from resin.evals.report import aggregate, paired, plot, summary_markdown
+from resin.evals.scoring import corpus_maps
+from resin.evals.system_run import load_rows, run_system
+from resin.evals.systems import SYSTEMS, Env
+from resin.indexes.build import EXTRACT_CHOICES, Builder, BuildReport, extraction_key, extractors
+from resin.indexes.documents import make_passages
+from resin.indexes.embeddings import DEFAULT_EMBEDDER_SPEC
+from resin.indexes.index import Index, close_indexes, open_index
 
 _INDEX_META = "evals-index.json"
 
@@ -275,6 +275,9 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     }
     (out / "results.json").write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
     (out / "summary.md").write_text(summary_markdown(report, data), encoding="utf-8")
-    plot(report, data, out / "plot.png")
+    try:
+        plot(report, data, out / "plot.png")
+    except ValueError as exc:
+        print(f"warning: no plot.png: {exc}", file=sys.stderr)
     close_indexes()
     return report

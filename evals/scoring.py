@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from evals import metrics
-from evals.data import Dataset, Question, sentence_index
-from evals.gold_plans import plan_accuracy
-from evals.systems import Outcome
-from indexes.documents import Passage, make_passages
+from resin.evals import metrics
+from resin.evals.data import Dataset, Question, sentence_index
+from resin.evals.gold_plans import plan_accuracy
+from resin.evals.systems import Outcome
+from resin.indexes.documents import Passage, make_passages
 
 
 @dataclass

@@ -1,32 +1,17 @@
-"""The scripted chat model for benchmarks and `resin doctor`, and the ``fake`` spec they register.
+"""The ``fake`` model spec for `resin eval --model fake`, benchmarks and `resin doctor`.
 
-The scripted model is a test double: it lives in tests/fakes.py, and production code offers no
-``fake`` spec. evals runs from a checkout, where tests/ is, so it imports the model from there
-(`fakes`) and registers ``fake`` itself (`register_fake`) for `resin eval --model fake` and
-the benchmarks that answer with no model time.
+Production code offers no ``fake`` spec: the scripted model (`resin.testing.chat.rule_based`)
+answers every step by rule, with no model time, only where it is registered.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
-
-from agent.llm import ModelSpecError, register_chat_model
+from resin.agent.llm import register_chat_model
+from resin.testing.chat import rule_based
 
 FAKE_SPEC = "fake"
 
 
-def fakes() -> ModuleType:
-    """tests.fakes, which holds `ScriptedChatModel` and `heuristic_reply`; a clear error without."""
-    try:
-        import tests.fakes
-    except ImportError as exc:
-        raise ModelSpecError(
-            "the scripted model is in tests/fakes.py, which this installation lacks: "
-            "run this from a resin checkout"
-        ) from exc
-    return tests.fakes
-
-
 def register_fake() -> None:
     """Serve the rule-based scripted model as ``fake``: a new one per use, keeping no calls."""
-    register_chat_model(FAKE_SPEC, lambda: fakes().rule_based(record=False))
+    register_chat_model(FAKE_SPEC, lambda: rule_based(record=False))

@@ -14,10 +14,10 @@ from typing import Any
 
 from tqdm import tqdm
 
-from evals.data import Dataset, Question
-from evals.scoring import Corpus, score
-from evals.systems import SYSTEMS, Env, Outcome
-from indexes.inflight import ordered_map
+from resin.evals.data import Dataset, Question
+from resin.evals.scoring import Corpus, score
+from resin.evals.systems import SYSTEMS, Env, Outcome
+from resin.indexes.inflight import ordered_map
 
 
 def _done_ids(path: Path) -> set[str]:

@@ -16,8 +16,8 @@ from typing import Any, Literal, NamedTuple, Protocol
 
 import numpy as np
 
-from indexes.documents import Passage
-from indexes.units import ReasoningUnit
+from resin.indexes.documents import Passage
+from resin.indexes.units import ReasoningUnit
 
 Vector = Sequence[float] | np.ndarray
 Vectors = Sequence[Sequence[float]] | np.ndarray

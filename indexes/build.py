@@ -19,27 +19,27 @@ from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
-from indexes.base import DocumentRecord
-from indexes.catalog_rows import (
+from resin.indexes.base import DocumentRecord
+from resin.indexes.catalog_rows import (
     NO_EXTRACTION,
     extraction_cache_key,
     extractor_keys,
     join_extractors,
 )
-from indexes.documents import MAX_SENTENCE_CHARS, Document, Passage, long_runs, make_passages
-from indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
-from indexes.index import Index
-from indexes.inflight import ordered_map
-from indexes.mentions import MentionScanner
-from indexes.nlp_extraction import NlpExtractor
-from indexes.store_writes import (
+from resin.indexes.documents import MAX_SENTENCE_CHARS, Document, Passage, long_runs, make_passages
+from resin.indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
+from resin.indexes.index import Index
+from resin.indexes.inflight import ordered_map
+from resin.indexes.mentions import MentionScanner
+from resin.indexes.nlp_extraction import NlpExtractor
+from resin.indexes.store_writes import (
     committed_batch,
     remove_content,
     store_passage_vectors,
     store_units,
 )
-from indexes.units import ReasoningUnit, entity_key, merge_units
-from prompts import EXTRACTION_PROMPT_VERSION
+from resin.indexes.units import ReasoningUnit, entity_key, merge_units
+from resin.prompts import EXTRACTION_PROMPT_VERSION
 
 
 @dataclass
@@ -154,7 +154,7 @@ class Builder:
         extractors re-extracts documents; each extractor's per-passage cache means only the
         extractor that was not run before does any work. `concurrency` model requests are kept
         in flight (for a server model); their results are still recorded in passage order.
-        One builder writes an index at a time (`indexes.locks`): a second one waits for the first
+        One builder writes an index at a time (`resin.indexes.locks`): a second one waits for the first
         (told through `on_wait`), or with `wait=False` raises `IndexBusyError` naming it.
         A document whose content is already indexed under another id (the same file read from
         another folder level) is not indexed again, unless `as_new`.

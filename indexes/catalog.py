@@ -16,15 +16,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from indexes.base import DocumentRecord
-from indexes.catalog_rows import (
+from resin.indexes.base import DocumentRecord
+from resin.indexes.catalog_rows import (
     INDEXED_ROWS,
     CatalogFigures,
     passage_of_row,
     record_of_row,
 )
-from indexes.documents import Passage
-from indexes.units import entity_key
+from resin.indexes.documents import Passage
+from resin.indexes.units import entity_key
 
 
 def _kind_filter(kinds: Sequence[str]) -> str:

@@ -10,8 +10,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from indexes.base import DocumentRecord
-from indexes.documents import Passage, Sentence, content_hash
+from resin.indexes.base import DocumentRecord
+from resin.indexes.documents import Passage, Sentence, content_hash
 
 # A document's extraction key: its extractors' keys joined, or this when it has none.
 NO_EXTRACTION = "none"

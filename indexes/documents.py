@@ -5,7 +5,7 @@ every store upserts by these ids and the extraction cache is keyed by the passag
 
 Text comes from .txt, .md and .jsonl files, from the text layer of .pdf files (pypdf), the
 visible text of .html/.htm pages (BeautifulSoup) and the paragraphs of .docx files (python-docx),
-whose readers are in `indexes.formats`. A heading in HTML or DOCX starts a new passage.
+whose readers are in `resin.indexes.formats`. A heading in HTML or DOCX starts a new passage.
 """
 
 from __future__ import annotations
@@ -265,7 +265,7 @@ def read_file(
     other lines are read; without, the first bad line is raised.
     """
     # late: indexes.formats imports this module's DocumentError and SECTION_BREAK
-    from indexes.formats import read_docx, read_html, read_pdf
+    from resin.indexes.formats import read_docx, read_html, read_pdf
 
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:

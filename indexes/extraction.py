@@ -17,11 +17,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel, Field, ValidationError
 from rapidfuzz import fuzz
 
-from indexes.documents import Passage
-from indexes.lexical import GROUNDING_STOPWORDS, tokenize
-from indexes.units import ReasoningUnit, UnitKind, entity_key, normalize
-from prompts import EXTRACT_EXAMPLE_OUTPUT, EXTRACT_EXAMPLE_USER, EXTRACT_SYSTEM, EXTRACT_USER
-from prompts.structured import fence, json_schema_format, token_usage, unfence
+from resin.indexes.documents import Passage
+from resin.indexes.lexical import GROUNDING_STOPWORDS, tokenize
+from resin.indexes.units import ReasoningUnit, UnitKind, entity_key, normalize
+from resin.prompts import EXTRACT_EXAMPLE_OUTPUT, EXTRACT_EXAMPLE_USER, EXTRACT_SYSTEM, EXTRACT_USER
+from resin.prompts.structured import fence, json_schema_format, token_usage, unfence
 
 MAX_UNITS_PER_PASSAGE = 24
 QUOTE_MATCH_RATIO = 0.85

@@ -2,7 +2,7 @@
 
 Each needs a library (pypdf, BeautifulSoup, python-docx) that is imported only when a file of its
 kind is read, and each turns that library's many failures into one `DocumentError` naming the
-file; `indexes.documents.read_file` picks the reader by the file's suffix.
+file; `resin.indexes.documents.read_file` picks the reader by the file's suffix.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import logging
 import re
 from pathlib import Path
 
-from indexes.documents import SECTION_BREAK, DocumentError, stem_title
+from resin.indexes.documents import SECTION_BREAK, DocumentError, stem_title
 
 
 def read_pdf(path: Path) -> tuple[str, str]:

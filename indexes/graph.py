@@ -19,9 +19,9 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from indexes.base import Direction, Step, Vectors, Way
-from indexes.documents import content_hash
-from indexes.units import ReasoningUnit, entity_key
+from resin.indexes.base import Direction, Step, Vectors, Way
+from resin.indexes.documents import content_hash
+from resin.indexes.units import ReasoningUnit, entity_key
 
 DEFAULT_MERGE_THRESHOLD = 0.85
 # Where a unit id is held: a node (one id) or an edge (head, tail).

@@ -1,10 +1,10 @@
 """An opened index: the SQLite catalog, the Chroma collections, the entity graph and the manifest.
 
 `open_index` is how every caller opens one (the CLI, the agent's resources, evals, tests): it
-resolves the path, loads the embedder a spec names (`indexes.embeddings.make_embedder`) unless
+resolves the path, loads the embedder a spec names (`resin.indexes.embeddings.make_embedder`) unless
 given one, refuses a folder with no index unless asked to create it, and keeps what it opened for
 the process's next caller. The manifest records the embedder and refuses another one. Reads are
-`IndexReads`' methods; writes go through `indexes.build.Builder`.
+`IndexReads`' methods; writes go through `resin.indexes.build.Builder`.
 """
 
 from __future__ import annotations
@@ -23,21 +23,21 @@ from typing import Any
 
 import numpy as np
 
-from indexes.base import CatalogStore, GraphStore
-from indexes.catalog import Catalog
-from indexes.documents import DEFAULT_PASSAGE_CHARS
-from indexes.embeddings import Embedder, embedder_name, make_embedder
-from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
-from indexes.locks import builder_lock
-from indexes.reads import IndexReads
-from indexes.stores import (
+from resin.indexes.base import CatalogStore, GraphStore
+from resin.indexes.catalog import Catalog
+from resin.indexes.documents import DEFAULT_PASSAGE_CHARS
+from resin.indexes.embeddings import Embedder, embedder_name, make_embedder
+from resin.indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
+from resin.indexes.locks import builder_lock
+from resin.indexes.reads import IndexReads
+from resin.indexes.stores import (
     LEGACY_PREFIX,
     ChromaIndex,
     chroma_client,
     rename_collections,
     store_name,
 )
-from prompts import EXTRACTION_PROMPT_VERSION
+from resin.prompts import EXTRACTION_PROMPT_VERSION
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ class IndexConfig:
     def where(self) -> str:
         """The index's place for messages: its database (password masked), else its folder."""
         if self.database:
-            from indexes.pg_schema import shown_url
+            from resin.indexes.database import shown_url
 
             return f"database {shown_url(self.database)}"
         return str(self.path)
@@ -134,8 +134,11 @@ class Index(IndexReads):
         catalog: CatalogStore
         graph: GraphStore
         if config.database:
-            from indexes.pg_catalog import PgCatalog
-            from indexes.pg_graph import PgGraph
+            from resin.indexes.database import require_driver
+
+            require_driver()
+            from resin.indexes.pg_catalog import PgCatalog
+            from resin.indexes.pg_graph import PgGraph
 
             catalog = self._pg = PgCatalog(config.database)
             self.manifest = self._check_manifest(embedder_name(embedder))
@@ -175,7 +178,7 @@ class Index(IndexReads):
 
         Most of a reload's time was every name's vector read again over the network.
         """
-        from indexes.store_writes import entity_id
+        from resin.indexes.store_writes import entity_id
 
         keys, vectors = held.name_vectors()
         row = {entity_id(k): i for i, k in enumerate(keys)}
@@ -203,7 +206,7 @@ class Index(IndexReads):
         graph and entity vectors and builds its BM25 before it is returned: a request holds
         one generation or the next, never part of each.
         """
-        from indexes.pg_graph import PgGraph
+        from resin.indexes.pg_graph import PgGraph
 
         fresh = copy.copy(self)
         fresh.graph = PgGraph(self._pg, self.config.merge_threshold)
@@ -227,7 +230,7 @@ class Index(IndexReads):
     ) -> AbstractContextManager[None]:
         """The one-builder-at-a-time lock: an advisory lock in PostgreSQL, else a file lock."""
         if self.config.database:
-            from indexes.pg_schema import pg_builder_lock
+            from resin.indexes.pg_schema import pg_builder_lock
 
             return pg_builder_lock(self.config.database, wait, on_wait)
         return builder_lock(self.config.path, wait, on_wait)
@@ -264,7 +267,7 @@ class Index(IndexReads):
 
     def _read_manifest(self) -> dict[str, Any] | None:
         if self.config.database:
-            from indexes.pg_schema import read_manifest
+            from resin.indexes.pg_schema import read_manifest
 
             return read_manifest(self._pg.pool)
         if not self.manifest_path.exists():
@@ -303,7 +306,7 @@ class Index(IndexReads):
 
     def _write_manifest(self, manifest: dict[str, Any]) -> None:
         if self.config.database:
-            from indexes.pg_schema import write_manifest
+            from resin.indexes.pg_schema import write_manifest
 
             write_manifest(self._pg.pool, manifest)
             return
@@ -367,7 +370,7 @@ def _follow(key: _Key, url: str) -> None:
     The next request that asks `open_index` for it gets the new one; requests under way keep
     theirs. Nothing restarts.
     """
-    from indexes.pg_graph import follow
+    from resin.indexes.pg_graph import follow
 
     stop = _FOLLOWING[key] = threading.Event()
 
@@ -421,7 +424,7 @@ def open_index(
     `IndexNotFoundError` rather than an empty index. `chroma_host`/`chroma_port` put the vectors on
     a Chroma server; `passage_chars` and `merge_threshold` are how a build splits documents and
     merges entity names. `migrate` moves an older index's vectors into its own collections;
-    `checking` opens an unreadable graph file as empty, for `indexes.integrity` to report or rebuild.
+    `checking` opens an unreadable graph file as empty, for `resin.indexes.integrity` to report or rebuild.
     `database` (a postgresql:// URL) keeps the catalog, graph and manifest there, for several
     machines, and needs `chroma_host`; `path` then only places the chat's SQLite checkpoints.
     """
@@ -461,7 +464,10 @@ def open_index(
 def _exists(config: IndexConfig) -> bool:
     """Whether an index was built where `config` says."""
     if config.database:
-        from indexes.pg_schema import has_index
+        from resin.indexes.database import require_driver
+
+        require_driver()
+        from resin.indexes.pg_schema import has_index
 
         return has_index(config.database)
     return (config.path / "manifest.json").exists()

@@ -28,11 +28,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from indexes.base import DocumentRecord
-from indexes.build import Builder
-from indexes.documents import DocumentError, Passage, make_passages, read_file
-from indexes.index import Index
-from indexes.store_writes import (
+from resin.indexes.base import DocumentRecord
+from resin.indexes.build import Builder
+from resin.indexes.documents import DocumentError, Passage, make_passages, read_file
+from resin.indexes.index import Index
+from resin.indexes.store_writes import (
     add_to_graph,
     entity_id,
     forget_removed_names,
@@ -40,7 +40,7 @@ from indexes.store_writes import (
     store_passage_vectors,
     store_unit_vectors,
 )
-from indexes.units import entity_key
+from resin.indexes.units import entity_key
 
 # What can disagree, in the order a report lists it, and how it reads.
 DISAGREEMENTS = {

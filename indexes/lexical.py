@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from indexes.units import normalize
+from resin.indexes.units import normalize
 
 # Words a search ignores (BM25, the planner's and the answer ranking's word overlaps).
 STOPWORDS = frozenset(

@@ -1,7 +1,7 @@
 """What checks of an index do below its read interface: snapshot its stores, or break them.
 
-Crash, fault and integrity checks (`evals.crash`, `resin doctor`, the tests) compare what builds
-leave behind, store by store, and plant the disagreements `indexes.integrity` must find. Both go
+Crash, fault and integrity checks (`resin.evals.crash`, `resin doctor`, the tests) compare what builds
+leave behind, store by store, and plant the disagreements `resin.indexes.integrity` must find. Both go
 through the stores' Protocols, so they work on any backend.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from indexes.index import Index
+from resin.indexes.index import Index
 
 
 def snapshot(index: Index) -> dict[str, Any]:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from indexes.base import CatalogStore
-from indexes.documents import Passage
-from indexes.lexical import word_runs
-from indexes.units import entity_key, normalize
+from resin.indexes.base import CatalogStore
+from resin.indexes.documents import Passage
+from resin.indexes.lexical import word_runs
+from resin.indexes.units import entity_key, normalize
 
 _MAX_NAME_TOKENS = 8
 _MIN_NAME_CHARS = 3

@@ -1,6 +1,6 @@
 """The cause → effect rules of one parsed sentence: conditions, cause phrases, caused events.
 
-Each rule hands what it reads to `add` (the sentence's unit collector in `indexes.nlp_rules`), so
+Each rule hands what it reads to `add` (the sentence's unit collector in `resin.indexes.nlp_rules`), so
 a rule here knows spans of the sentence and nothing of passages or pronouns.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from indexes.nlp_spans import (
+from resin.indexes.nlp_spans import (
     CAUSE_PHRASES,
     clause_head,
     opening_clause,

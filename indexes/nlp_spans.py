@@ -1,7 +1,7 @@
 """What the unit rules read off a spaCy parse: noun phrases, clause subjects and objects, qualifiers.
 
-Word lists and token-level readings with no notion of a unit: `indexes.nlp_rules` makes units of
-them, `indexes.nlp_extraction` runs the parser. A change here changes units: bump
+Word lists and token-level readings with no notion of a unit: `resin.indexes.nlp_rules` makes units of
+them, `resin.indexes.nlp_extraction` runs the parser. A change here changes units: bump
 `NLP_RULES_VERSION`.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from indexes.units import entity_key
+from resin.indexes.units import entity_key
 
 _MAX_SPAN_TOKENS = 10
 # A cause or effect state may run longer than a name: "the level of dissolved copper in the river".

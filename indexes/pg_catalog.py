@@ -19,16 +19,16 @@ from typing import Any
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
-from indexes.base import DocumentRecord
-from indexes.catalog_rows import (
+from resin.indexes.base import DocumentRecord
+from resin.indexes.catalog_rows import (
     INDEXED_ROWS,
     CatalogFigures,
     passage_of_row,
     record_of_row,
 )
-from indexes.documents import Passage
-from indexes.pg_schema import connect_pool, kinds_condition, sql_limit, upsert
-from indexes.units import entity_key
+from resin.indexes.documents import Passage
+from resin.indexes.pg_schema import connect_pool, kinds_condition, sql_limit, upsert
+from resin.indexes.units import entity_key
 
 _DOC_COLUMNS = "doc_id, hash, title, source, extract_key, complete, content"
 _EXTRACTION_COLUMNS = (

@@ -27,9 +27,10 @@ import psycopg
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
-from indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
-from indexes.pg_catalog import PgCatalog
-from indexes.pg_schema import PG_SCHEMA, shown_url
+from resin.indexes.database import shown_url
+from resin.indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
+from resin.indexes.pg_catalog import PgCatalog
+from resin.indexes.pg_schema import PG_SCHEMA
 
 CHANNEL = "resin_generation"
 # How often a replica asks for the generation when no notification came.

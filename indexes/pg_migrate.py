@@ -14,12 +14,13 @@ import uuid
 from collections import Counter
 from typing import Any
 
-from indexes.graph import EntityGraph
-from indexes.index import Index, IndexMismatchError
-from indexes.pg_catalog import PgCatalog
-from indexes.pg_graph import PgGraph
-from indexes.pg_schema import read_manifest, shown_url, write_manifest
-from indexes.stores import ChromaIndex, chroma_client, store_name
+from resin.indexes.database import shown_url
+from resin.indexes.graph import EntityGraph
+from resin.indexes.index import Index, IndexMismatchError
+from resin.indexes.pg_catalog import PgCatalog
+from resin.indexes.pg_graph import PgGraph
+from resin.indexes.pg_schema import read_manifest, write_manifest
+from resin.indexes.stores import ChromaIndex, chroma_client, store_name
 
 COLLECTIONS = ("passages", "units", "entities")
 _VECTOR_BATCH = 5000  # Chroma's limit on one request's ids

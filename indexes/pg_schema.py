@@ -15,13 +15,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit
 
 import psycopg
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
-from indexes.locks import IndexBusyError
+from resin.indexes.database import DatabaseError, shown_url
+from resin.indexes.locks import IndexBusyError
 
 PG_SCHEMA = "resin"
 PG_SCHEMA_VERSION = 1
@@ -88,10 +88,6 @@ def kinds_condition(kinds: Sequence[str]) -> tuple[str, list[Any]]:
     return (" AND kind = ANY(%s)", [list(kinds)]) if kinds else ("", [])
 
 
-class DatabaseError(RuntimeError):
-    """The index's database cannot be reached, or holds resin tables of another schema version."""
-
-
 def _connect(url: str, **kwargs: Any) -> Connection[Any]:
     """A connection to `url`; one that fails says where, with no traceback for the CLI."""
     try:
@@ -128,14 +124,6 @@ def connect_pool(url: str) -> ConnectionPool[Connection[Any]]:
         kwargs={"options": f"-c search_path={PG_SCHEMA}"},
         open=True,
     )
-
-
-def shown_url(url: str) -> str:
-    """`url` with its password masked, fit for a message."""
-    parts = urlsplit(url)
-    if not parts.password:
-        return url
-    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")).geturl()
 
 
 def has_index(url: str) -> bool:

@@ -2,8 +2,8 @@
 
 `IndexReads` returns the project's types (`ReasoningUnit`, `Passage`, `DocumentRecord`, and the
 graph's `Entity`, `Step`, `Link`), so callers know no collection name, metadata key, SQL or
-networkx. It reads the stores only through the Protocols of `indexes.base`, so it serves any
-implementation of them; `indexes.index.Index` is the one over SQLite, Chroma and the JSON graph.
+networkx. It reads the stores only through the Protocols of `resin.indexes.base`, so it serves any
+implementation of them; `resin.indexes.index.Index` is the one over SQLite, Chroma and the JSON graph.
 Entities are named by their key (`units.entity_key`), the form the catalog and graph match on.
 """
 
@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from indexes.base import (
+from resin.indexes.base import (
     CatalogStore,
     Direction,
     DocumentRecord,
@@ -28,11 +28,11 @@ from indexes.base import (
     Step,
     VectorIndex,
 )
-from indexes.catalog_rows import extraction_cache_key
-from indexes.documents import Passage
-from indexes.embeddings import Embedder, embed
-from indexes.lexical import BM25
-from indexes.units import ReasoningUnit, UnitKind
+from resin.indexes.catalog_rows import extraction_cache_key
+from resin.indexes.documents import Passage
+from resin.indexes.embeddings import Embedder, embed
+from resin.indexes.lexical import BM25
+from resin.indexes.units import ReasoningUnit, UnitKind
 
 _QUERY_CACHE_SIZE = 4096
 _PASSAGE_CACHE_SIZE = 8192

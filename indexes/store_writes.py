@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from indexes.base import Hit, Vector, VectorIndex, Vectors
-from indexes.documents import Passage, content_hash
-from indexes.index import Index
-from indexes.units import ReasoningUnit, entity_key
+from resin.indexes.base import Hit, Vector, VectorIndex, Vectors
+from resin.indexes.documents import Passage, content_hash
+from resin.indexes.index import Index
+from resin.indexes.units import ReasoningUnit, entity_key
 
 
 class _DeletesAfterCommit:

@@ -17,7 +17,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 
-from indexes.base import Hit, Vector, Vectors
+from resin.indexes.base import Hit, Vector, Vectors
 
 COLLECTIONS = ("units", "passages", "entities")
 # The prefix of indexes built before per-index collections: the plain names above.

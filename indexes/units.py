@@ -8,7 +8,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field, model_validator
 
-from indexes.documents import content_hash
+from resin.indexes.documents import content_hash
 
 UnitKind = Literal["entity-fact", "type-property", "entity-type", "relation", "causal-edge", "rule"]
 UNIT_KINDS: tuple[UnitKind, ...] = get_args(UnitKind)

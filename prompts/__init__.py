@@ -1,10 +1,10 @@
 """Every prompt as a named, versioned constant; a prompt change changes the cache key.
 
-`prompts.structured` holds what goes around a prompt: fencing data between tags, JSON-schema
+`resin.prompts.structured` holds what goes around a prompt: fencing data between tags, JSON-schema
 response formats, reply parsing and token usage, shared by the index builder and the agent.
 """
 
-from prompts.agent import (
+from resin.prompts.agent import (
     ANSWER_CHOICE_SYSTEM,
     ANSWER_CHOICE_USER,
     ANSWER_FREE_SYSTEM,
@@ -16,8 +16,8 @@ from prompts.agent import (
     PLAN_SYSTEM,
     PLAN_USER,
 )
-from prompts.conversation import REFERENT_SYSTEM, REFERENT_USER
-from prompts.extraction import (
+from resin.prompts.conversation import REFERENT_SYSTEM, REFERENT_USER
+from resin.prompts.extraction import (
     EXTRACT_EXAMPLE_OUTPUT,
     EXTRACT_EXAMPLE_USER,
     EXTRACT_SYSTEM,

@@ -17,12 +17,12 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("LANGSMITH_TRACING", "false")
 os.environ.setdefault("LANGGRAPH_CLI_NO_ANALYTICS", "1")
 
-from evals.scripted import register_fake  # noqa: E402
-from indexes.documents import Document  # noqa: E402
-from indexes.embeddings import make_embedder  # noqa: E402
-from indexes.index import Index  # noqa: E402
-from indexes.index import open_index as open_index_at  # noqa: E402
-from tests.fakes import ScriptedChatModel, rule_based  # noqa: E402
+from resin.evals.scripted import register_fake  # noqa: E402
+from resin.indexes.documents import Document  # noqa: E402
+from resin.indexes.embeddings import make_embedder  # noqa: E402
+from resin.indexes.index import Index  # noqa: E402
+from resin.indexes.index import open_index as open_index_at  # noqa: E402
+from resin.testing.chat import ScriptedChatModel, rule_based  # noqa: E402
 
 register_fake()
 
@@ -73,7 +73,7 @@ def open_index(tmp_path, embedder) -> Callable[..., Index]:
 @pytest.fixture(scope="session")
 def nlp_extractor():
     """The real spaCy pipeline, loaded once."""
-    from indexes.nlp_extraction import NlpExtractor
+    from resin.indexes.nlp_extraction import NlpExtractor
 
     return NlpExtractor()
 
@@ -87,9 +87,9 @@ def fake_model() -> ScriptedChatModel:
 @pytest.fixture(scope="session")
 def sample_index(tmp_path_factory, embedder) -> Path:
     """The sample corpus indexed once with the rule-based fake extractor (absolute path)."""
-    from indexes.build import Builder
-    from indexes.documents import load_documents
-    from indexes.index import close_indexes
+    from resin.indexes.build import Builder
+    from resin.indexes.documents import load_documents
+    from resin.indexes.index import close_indexes
 
     path = (tmp_path_factory.mktemp("sample") / "index").resolve()
     index = open_index_at(path, embedder, create=True)
@@ -109,7 +109,7 @@ def units_json(*units: dict) -> str:
 
 def make_legacy(index: Index) -> None:
     """Turn an index into one built before per-index collections: plain names, no prefix."""
-    from indexes.stores import COLLECTIONS
+    from resin.indexes.stores import COLLECTIONS
 
     prefix = index.manifest["collection_prefix"]
     for name in COLLECTIONS:
@@ -125,9 +125,9 @@ def two_turns(sample_index, model, follow_up=FOLLOW_UP, **fields):
     from langchain_core.messages import HumanMessage
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from agent.context import Context
-    from agent.graph import builder
-    from agent.llm import register_chat_model
+    from resin.agent.context import Context
+    from resin.agent.graph import builder
+    from resin.agent.llm import register_chat_model
 
     register_chat_model("conversation", model)
     ctx = Context.one_model(

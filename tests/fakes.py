@@ -1,175 +1,31 @@
-"""Test doubles, kept out of agent/, tools/ and indexes/: scripted chat models, an in-memory index.
+"""Test doubles for resin's own tests: a graph-step script and an in-memory index.
 
-`ScriptedChatModel` replies from a list or a function of the prompt and records every call;
-`ToolCallingModel` also asks for a tool call, as an injected passage would; `scripted` answers
-each step of the graph by its schema. `heuristic_reply` (`rule_based`) is the rule-based model
-behind the ``fake`` spec, which exists only where it is registered: tests/conftest.py for the
-tests, `evals.scripted` for benchmarks and `resin eval --model fake`. Tests register their own
-scripts under a spec name with `agent.llm.registered_chat_model` (or `register_chat_model`).
-`FakeIndex` serves the index's typed read interface from memory (`MemoryVectors`, `DictCatalog`,
-an unsaved `EntityGraph`, hashed vectors): the planner, hops and compose run on it in milliseconds.
+The scripted chat models themselves are in `resin.testing.chat` (`resin doctor` and `resin eval`
+use them too); `scripted` here answers each step of the graph by its schema. The ``fake`` spec is
+registered for every test by tests/conftest.py. `FakeIndex` serves the index's typed read
+interface from memory (`MemoryVectors`, `DictCatalog`, an unsaved `EntityGraph`, hashed
+vectors): the planner, hops and compose run on it in milliseconds.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.messages.ai import UsageMetadata
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import ConfigDict
+from langchain_core.messages import BaseMessage
 
-from agent.llm.base import CallFigures, TextChatModel
-from evals.hash_embedder import HashEmbedder
-from indexes.base import CatalogStore, DocumentRecord, Hit
-from indexes.documents import Document, Passage, content_hash, make_passages
-from indexes.graph import EntityGraph
-from indexes.index import IndexConfig
-from indexes.reads import IndexReads
-from indexes.store_writes import store_passage_vectors, store_units
-from indexes.units import ReasoningUnit, entity_key, normalize
-
-Responder = Callable[[list[BaseMessage], dict[str, Any]], str]
-
-
-class ScriptedChatModel(TextChatModel):
-    """A deterministic chat model for tests: replies come from a list or a function of the prompt.
-
-    Every call is recorded in ``calls`` (messages and bound kwargs), so tests can assert on
-    prompts; `record` off keeps none, for a model that answers a whole benchmark run.
-    """
-
-    # Plain defaults (pydantic copies them per instance), not default_factory: LangChain reprs
-    # the model on every call, and a factory makes pydantic inspect its signature (~1.5 ms).
-    responses: list[str] = []
-    responder: Responder | None = None
-    calls: list[tuple[list[BaseMessage], dict[str, Any]]] = []
-    record: bool = True
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted"
-
-    @property
-    def model_id(self) -> str:
-        """Scripted models share one cache identity."""
-        return "fake"
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
-        """Tools are called by the graph's own logic, so binding them changes nothing."""
-        return self
-
-    def _reply(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
-        if self.record:
-            self.calls.append((list(messages), dict(kwargs)))
-        if self.responses:
-            return self.responses.pop(0)
-        if self.responder is None:
-            raise RuntimeError("ScriptedChatModel ran out of responses")
-        return self.responder(messages, kwargs)
-
-    @staticmethod
-    def _usage(messages: list[BaseMessage], text: str) -> UsageMetadata:
-        prompt = sum(len(str(m.content).split()) for m in messages)
-        completion = len(text.split())
-        return {
-            "input_tokens": prompt,
-            "output_tokens": completion,
-            "total_tokens": prompt + completion,
-        }
-
-    def _complete(
-        self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
-    ) -> tuple[str, CallFigures]:
-        text = self._reply(messages, kwargs)
-        return text, CallFigures(self._usage(messages, text))
-
-    def _pieces(
-        self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
-    ) -> Iterator[str | CallFigures]:
-        text = self._reply(messages, kwargs)
-        yield from re.findall(r"\S+\s*|\s+", text)
-        yield CallFigures(self._usage(messages, text))
-
-
-class ToolCallingModel(ScriptedChatModel):
-    """A scripted model whose every reply also asks for a tool call, as an injected passage demands."""
-
-    def _generate(
-        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
-    ) -> ChatResult:
-        call = {"name": "search_passages", "args": {"query": "secret keys"}, "id": "call_1"}
-        message = AIMessage(content=self._reply(messages, kw), tool_calls=[call])
-        return ChatResult(generations=[ChatGeneration(message=message)])
-
-
-_CAPITALIZED = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'-]*)*")
-
-
-def heuristic_reply(messages: list[BaseMessage], kwargs: dict[str, Any]) -> str:
-    """The ``fake`` model: rule-based answers shaped by the schema bound to the call.
-
-    Extraction gets one relation per sentence between its first two capitalized names (or an
-    entity-fact), which gives benchmarks a realistic unit and edge count with no model time.
-    """
-    schema = ((kwargs.get("response_format") or {}).get("json_schema") or {}).get("name")
-    prompt = str(messages[-1].content)
-    if schema == "ExtractionOutput":
-        body = re.search(r"<passage[^>]*>\n(.*)\n</passage>", prompt, re.S)
-        from indexes.documents import split_sentences
-
-        units = []
-        for sentence in split_sentences(body.group(1) if body else prompt):
-            names = [n for n in _CAPITALIZED.findall(sentence) if len(n) > 2]
-            if len(names) >= 2 and names[0] != names[1]:
-                units.append(
-                    {
-                        "kind": "relation",
-                        "subject": names[0],
-                        "predicate": "related to",
-                        "object": names[1],
-                        "quote": sentence,
-                    }
-                )
-            elif names:
-                words = sentence.rstrip(".").split()
-                units.append(
-                    {
-                        "kind": "entity-fact",
-                        "subject": names[0],
-                        "predicate": "is described as",
-                        "object": " ".join(words[-3:]),
-                        "quote": sentence,
-                    }
-                )
-        return json.dumps({"units": units})
-    if schema == "Referent":  # the first name offered: the previous answer, when it agrees
-        enum = kwargs["response_format"]["json_schema"]["schema"]["properties"]["name"]["enum"]
-        return json.dumps({"name": enum[0]})
-    if schema == "ShortAnswer":  # the first choice (the best-ranked candidate), or a name
-        body = kwargs["response_format"]["json_schema"]["schema"]["properties"]["answer"]
-        names = _CAPITALIZED.findall(prompt.rpartition("<question>")[0])
-        return json.dumps({"answer": (body.get("enum") or names or ["not found"])[0]})
-    if schema:
-        return "{}"
-    # Free text: the first sentence of the first passage, cited; or of the prompt's text.
-    passage = re.search(r"<passage[^>]*>([^<]*)</passage>", prompt)
-    source = passage.group(1) if passage else prompt
-    first = re.search(r"[A-Z][^.\n]{10,200}\.", source)
-    if not first:
-        return "I could not find the answer."
-    return f"{first.group(0)} [1]" if passage else first.group(0)
-
-
-def rule_based(record: bool = True) -> ScriptedChatModel:
-    """The ``fake`` model: `heuristic_reply` for every call."""
-    return ScriptedChatModel(responder=heuristic_reply, record=record)
+from resin.evals.hash_embedder import HashEmbedder
+from resin.indexes.base import CatalogStore, DocumentRecord, Hit
+from resin.indexes.documents import Document, Passage, content_hash, make_passages
+from resin.indexes.graph import EntityGraph
+from resin.indexes.index import IndexConfig
+from resin.indexes.reads import IndexReads
+from resin.indexes.store_writes import store_passage_vectors, store_units
+from resin.indexes.units import ReasoningUnit, entity_key, normalize
+from resin.testing.chat import ScriptedChatModel
 
 
 def scripted(

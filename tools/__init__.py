@@ -3,8 +3,8 @@
 `make_tools(index)` binds the typed retrieval functions to an opened index and returns LangChain
 tools whose results are typed JSON (units, passages, chains), never prose:
 
-    from indexes.index import open_index
-    from tools import make_tools
+    from resin.indexes.index import open_index
+    from resin.tools import make_tools
 
     tools = make_tools(open_index(".resin"))
     agent = create_react_agent(model, tools)
@@ -16,10 +16,10 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 
-from indexes.base import Direction
-from indexes.reads import IndexReads
-from indexes.units import UnitKind
-from tools.retrieval import (
+from resin.indexes.base import Direction
+from resin.indexes.reads import IndexReads
+from resin.indexes.units import UnitKind
+from resin.tools.retrieval import (
     fetch_passages,
     search_passages,
     search_units,

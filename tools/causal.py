@@ -10,9 +10,9 @@ and keeps the chains whose last effect names the thing affected.
 
 from __future__ import annotations
 
-from indexes.lexical import stems
-from indexes.reads import IndexReads
-from tools.retrieval import FAN_OUT, Chain, chain_of, match_nodes
+from resin.indexes.lexical import stems
+from resin.indexes.reads import IndexReads
+from resin.tools.retrieval import FAN_OUT, Chain, chain_of, match_nodes
 
 # Links in an effect chain: a causal story runs longer than SARG's three-link bridge chains.
 EFFECT_DEPTH = 5

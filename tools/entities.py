@@ -2,17 +2,17 @@
 
 A multi-hop question crosses from one entity to the next; these look entities up by their
 normalized key (the catalog's subjects, titles and mentions, and the graph's names) rather than
-by meaning, then rank what they find by the query. `tools.retrieval` searches by meaning.
+by meaning, then rank what they find by the query. `resin.tools.retrieval` searches by meaning.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from indexes.lexical import word_runs
-from indexes.reads import ABOUT_SCAN, IndexReads
-from indexes.units import entity_key
-from tools.retrieval import PassageHit, UnitHit, passage_hits, unit_hits
+from resin.indexes.lexical import word_runs
+from resin.indexes.reads import ABOUT_SCAN, IndexReads
+from resin.indexes.units import entity_key
+from resin.tools.retrieval import PassageHit, UnitHit, passage_hits, unit_hits
 
 
 def units_about(

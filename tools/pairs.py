@@ -17,10 +17,10 @@ from functools import cache
 from itertools import combinations
 from pathlib import Path
 
-from indexes.reads import IndexReads
-from indexes.units import entity_key
-from tools.entities import named_in
-from tools.retrieval import PassageHit, passage_hits
+from resin.indexes.reads import IndexReads
+from resin.indexes.units import entity_key
+from resin.tools.entities import named_in
+from resin.tools.retrieval import PassageHit, passage_hits
 
 WEIGHTS_FILE = Path(__file__).with_name("pair_weights.json")
 # The pair is drawn from the question's nearest passages by meaning...

@@ -1,9 +1,9 @@
 """Retrieval over an index by meaning: typed units, SARG chains, passages (dense + lexical).
 
 Lookups by an entity's name (units and passages about it, the bridges a passage names) are in
-`tools.entities`.
+`resin.tools.entities`.
 
-Plain typed functions returning typed results; `tools.make_tools` wraps them as LangChain tools
+Plain typed functions returning typed results; `resin.tools.make_tools` wraps them as LangChain tools
 for any tool-calling agent, and the resin graph calls them directly from its own logic.
 """
 
@@ -15,11 +15,11 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from indexes.base import Direction
-from indexes.documents import Passage
-from indexes.lexical import word_runs
-from indexes.reads import IndexReads
-from indexes.units import ReasoningUnit, UnitKind
+from resin.indexes.base import Direction
+from resin.indexes.documents import Passage
+from resin.indexes.lexical import word_runs
+from resin.indexes.reads import IndexReads
+from resin.indexes.units import ReasoningUnit, UnitKind
 
 PassageRoute = Literal["dense", "lexical", "fused", "entity"]
 _RRF_K = 60
@@ -57,7 +57,7 @@ class Chain(BaseModel):
     """A cause → effect path through the graph, scored against the hop question.
 
     `about` is the thing affected, for a chain found as what a cause does to it
-    (`tools.causal.effect_chains`): its last link's tail is that effect.
+    (`resin.tools.causal.effect_chains`): its last link's tail is that effect.
     """
 
     links: list[ChainLink]

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-from agent.decompose.comparisons import both, common, compared_options, comparison, same
-from agent.decompose.descriptions import (
+from resin.agent.decompose.comparisons import both, common, compared_options, comparison, same
+from resin.agent.decompose.descriptions import (
     bridge_clause,
     chain,
     main_verb,
@@ -32,7 +32,7 @@ from agent.decompose.descriptions import (
     possessive,
     prep_description,
 )
-from agent.decompose.names import (
+from resin.agent.decompose.names import (
     DEGENERATE,
     PLACEHOLDER,
     Plan,
@@ -42,8 +42,8 @@ from agent.decompose.names import (
     main_relation,
     wh_words,
 )
-from agent.relations import AnswerType, question_type
-from agent.state import MAX_PARSED_HOPS, Hop
+from resin.agent.relations import AnswerType, question_type
+from resin.agent.state import MAX_PARSED_HOPS, Hop
 
 __all__ = ["compared_options", "decompose", "describe_hop", "entity_end", "wh_words"]
 

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import re
 
-from agent.decompose.descriptions import is_nationality, of_description, possessive, strip_kind
-from agent.decompose.names import AUX, PLACEHOLDER, Plan, entity_end, is_name_word
-from agent.questions import question_options
-from agent.relations import relation_type
-from agent.state import Compute
+from resin.agent.decompose.descriptions import (
+    is_nationality,
+    of_description,
+    possessive,
+    strip_kind,
+)
+from resin.agent.decompose.names import AUX, PLACEHOLDER, Plan, entity_end, is_name_word
+from resin.agent.questions import question_options
+from resin.agent.relations import relation_type
+from resin.agent.state import Compute
 
 _BORN = re.compile(r"\b(?:born|birth|younger|youngest|older|oldest)\b")
 _DIED = re.compile(r"\b(?:died|die|death)\b")

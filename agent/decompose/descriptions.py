@@ -6,7 +6,7 @@ import re
 
 from spacy.tokens import Doc, Token
 
-from agent.decompose.names import (
+from resin.agent.decompose.names import (
     CONNECTORS,
     DEGENERATE,
     PLACEHOLDER,
@@ -17,7 +17,7 @@ from agent.decompose.names import (
     main_relation,
     wh_words,
 )
-from agent.relations import (
+from resin.agent.relations import (
     KINSHIP,
     AnswerType,
     is_relational,
@@ -25,8 +25,8 @@ from agent.relations import (
     relation_head,
     relation_type,
 )
-from agent.state import MAX_PARSED_HOPS
-from indexes.nlp_extraction import load_pipeline
+from resin.agent.state import MAX_PARSED_HOPS
+from resin.indexes.nlp_extraction import load_pipeline
 
 _KIND_WORDS = re.compile(
     r"^(?:the )?(?:(?:film|movie|song|album|novel|book|series|show|band|single|play|opera|"

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
 
-from agent.relations import KINSHIP, AnswerType, relation_type
-from agent.state import Compute, Hop
-from indexes.lexical import STOPWORDS
-from indexes.nlp_extraction import load_pipeline
+from resin.agent.relations import KINSHIP, AnswerType, relation_type
+from resin.agent.state import Compute, Hop
+from resin.indexes.lexical import STOPWORDS
+from resin.indexes.nlp_extraction import load_pipeline
 
 # Words that may join the capitalized words of one name ("Palau de la Generalitat").
 CONNECTORS = frozenset(

@@ -1,4 +1,4 @@
-"""Chat-model plumbing: one spec string picks a backend (see `agent.llm.spec`).
+"""Chat-model plumbing: one spec string picks a backend (see `resin.agent.llm.spec`).
 
 - `spec`: `ModelSpec.parse`, the one reading of a spec string (its aliases, whether it is local,
   what `auto` answers and plans with), and the registry of named models (`register_chat_model`:
@@ -10,13 +10,13 @@
 - `base`: the errors every backend raises, the settings they read, and `TextChatModel`, which
   turns a backend's text into LangChain's results and streamed chunks.
 
-Response formats, reply parsing and token usage are in `prompts.structured`, which the index
+Response formats, reply parsing and token usage are in `resin.prompts.structured`, which the index
 builder shares.
 """
 
-from agent.llm.base import ModelBackendError, ModelSpecError
-from agent.llm.factory import check_model, default_concurrency, gguf_path, make_chat_model
-from agent.llm.spec import (
+from resin.agent.llm.base import ModelBackendError, ModelSpecError
+from resin.agent.llm.factory import check_model, default_concurrency, gguf_path, make_chat_model
+from resin.agent.llm.spec import (
     ANSWER_MODES,
     DEFAULT_CHAT_SPEC,
     AnswerMode,

@@ -1,9 +1,9 @@
 """The chat-model factory: a spec string in, a LangChain chat model out.
 
-The specs are read by `ModelSpec.parse` (`agent.llm.spec`, which lists them): the embedded
+The specs are read by `ModelSpec.parse` (`resin.agent.llm.spec`, which lists them): the embedded
 SmolLM2-135M and other GGUF files run in-process on llama.cpp's server engine
-(`agent.llm.llama_cpp`), ``openai:`` specs go to OpenAI or an OpenAI-compatible server
-(`agent.llm.openai_compat`), and a registered name gets the model registered under it.
+(`resin.agent.llm.llama_cpp`), ``openai:`` specs go to OpenAI or an OpenAI-compatible server
+(`resin.agent.llm.openai_compat`), and a registered name gets the model registered under it.
 
 Structured output is requested the OpenAI way, ``response_format={"type": "json_schema", ...}``;
 each backend turns it into the strongest constraint it has (a JSON-schema grammar on llama.cpp).
@@ -15,10 +15,10 @@ from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 
-from agent.llm.base import ModelBackendError, ModelSpecError
-from agent.llm.llama_cpp import ChatLlamaCpp, llama_slots, smollm2_path
-from agent.llm.openai_compat import openai_compatible
-from agent.llm.spec import ModelSpec, registered_builder
+from resin.agent.llm.base import ModelBackendError, ModelSpecError
+from resin.agent.llm.llama_cpp import ChatLlamaCpp, llama_slots, smollm2_path
+from resin.agent.llm.openai_compat import openai_compatible
+from resin.agent.llm.spec import ModelSpec, registered_builder
 
 # Requests kept in flight to an OpenAI-compatible server by default (`--concurrency`).
 SERVER_CONCURRENCY = 8
@@ -51,7 +51,7 @@ def gguf_path(spec: str | None) -> Path:
 def make_chat_model(
     spec: str | None = None, *, timeout: float | None = None, max_retries: int | None = None
 ) -> BaseChatModel:
-    """Build a chat model from a spec string (see `agent.llm.spec`); default: embedded.
+    """Build a chat model from a spec string (see `resin.agent.llm.spec`); default: embedded.
 
     `timeout` and `max_retries` apply to OpenAI-compatible servers (see `openai_compatible`).
     """

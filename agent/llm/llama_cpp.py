@@ -28,7 +28,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.messages.ai import InputTokenDetails
 from pydantic import ConfigDict, Field
 
-from agent.llm.base import (
+from resin.agent.llm.base import (
     CallFigures,
     ModelBackendError,
     ModelSpecError,

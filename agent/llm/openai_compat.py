@@ -18,7 +18,7 @@ from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from pydantic import Field, PrivateAttr, SecretStr
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from agent.llm.base import ModelBackendError, ModelSpecError, setting, to_llama_format
+from resin.agent.llm.base import ModelBackendError, ModelSpecError, setting, to_llama_format
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_RETRIES = 2

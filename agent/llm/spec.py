@@ -12,7 +12,7 @@ GGUF but planned as the embedded model).
   a registered name                     a model an app, a test or a benchmark registered
 
 Registration is the only way to a name of no other shape. Production code registers none, so a
-test double (the rule-based model of tests/fakes.py) is served only where a test or a benchmark
+test double (the rule-based model of `resin.testing.chat`) is served only where a test or a benchmark
 registers it.
 """
 
@@ -25,7 +25,7 @@ from typing import Literal, get_args
 
 from langchain_core.language_models import BaseChatModel
 
-from agent.llm.base import ModelSpecError
+from resin.agent.llm.base import ModelSpecError
 
 DEFAULT_CHAT_SPEC = "embedded"
 EMBEDDED_ALIASES = ("embedded", "smollm2")
@@ -108,7 +108,7 @@ class ModelSpec:
     def can_plan(self) -> bool:
         """Whether `auto` plans with this model: not a local GGUF.
 
-        The embedded 135M model writes few valid plans (`agent.nodes.plan`), and no other GGUF
+        The embedded 135M model writes few valid plans (`resin.agent.nodes.plan`), and no other GGUF
         has been measured as a planner.
         """
         return not self.local

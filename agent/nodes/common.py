@@ -9,9 +9,9 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
-from agent.answering import structured_call
-from agent.state import State
-from prompts.structured import json_schema_format, token_usage
+from resin.agent.answering import structured_call
+from resin.agent.state import State
+from resin.prompts.structured import json_schema_format, token_usage
 
 
 def message_text(content: Any) -> tuple[str, list[str]]:

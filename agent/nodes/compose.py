@@ -11,19 +11,19 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from agent.answering import NOT_FOUND, Answer, answer_from_passages, resolve_mode
-from agent.candidates import AnswerEvidence
-from agent.context import Context
-from agent.hop_compute import answer_from_hops
-from agent.llm import make_chat_model
-from agent.nodes.common import usage_row
-from agent.questions import Question, names_written
-from agent.resources import context_of, get_index
-from agent.state import Evidence, State
-from indexes.documents import Passage
-from indexes.index import Index
-from indexes.units import normalize
-from tools.retrieval import Chain, PassageHit, search_passages, units_by_id
+from resin.agent.answering import NOT_FOUND, Answer, answer_from_passages, resolve_mode
+from resin.agent.candidates import AnswerEvidence
+from resin.agent.context import Context
+from resin.agent.hop_compute import answer_from_hops
+from resin.agent.llm import make_chat_model
+from resin.agent.nodes.common import usage_row
+from resin.agent.questions import Question, names_written
+from resin.agent.resources import context_of, get_index
+from resin.agent.state import Evidence, State
+from resin.indexes.documents import Passage
+from resin.indexes.index import Index
+from resin.indexes.units import normalize
+from resin.tools.retrieval import Chain, PassageHit, search_passages, units_by_id
 
 # Without the compose model's tokenizer at hand, ~4 characters per token is the usual estimate.
 CHARS_PER_TOKEN = 4

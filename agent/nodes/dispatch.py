@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from langgraph.types import Send
 
-from agent.state import State
+from resin.agent.state import State
 
 
 def dispatch(state: State) -> dict[str, Any]:

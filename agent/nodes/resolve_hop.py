@@ -10,25 +10,25 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from agent.context import Context
-from agent.hop_compute import compute
-from agent.llm import make_chat_model
-from agent.nodes.common import structured, usage_row
-from agent.nodes.compose import CHARS_PER_TOKEN
-from agent.questions import causal_parts, defined_subject
-from agent.resources import context_of, get_index
-from agent.state import Evidence, Hop, HopResult, HopTask
-from agent.typed_hop import resolve_typed
-from indexes.index import Index
-from indexes.lexical import tokenize
-from indexes.reads import ABOUT_SCAN
-from indexes.units import ReasoningUnit, normalize
-from prompts import BRIDGE_SYSTEM, BRIDGE_USER
-from prompts.structured import fence, parse_reply
-from tools.causal import effect_chains
-from tools.entities import bridge_entities, passages_about, units_about
-from tools.pairs import paired_passages
-from tools.retrieval import (
+from resin.agent.context import Context
+from resin.agent.hop_compute import compute
+from resin.agent.llm import make_chat_model
+from resin.agent.nodes.common import structured, usage_row
+from resin.agent.nodes.compose import CHARS_PER_TOKEN
+from resin.agent.questions import causal_parts, defined_subject
+from resin.agent.resources import context_of, get_index
+from resin.agent.state import Evidence, Hop, HopResult, HopTask
+from resin.agent.typed_hop import resolve_typed
+from resin.indexes.index import Index
+from resin.indexes.lexical import tokenize
+from resin.indexes.reads import ABOUT_SCAN
+from resin.indexes.units import ReasoningUnit, normalize
+from resin.prompts import BRIDGE_SYSTEM, BRIDGE_USER
+from resin.prompts.structured import fence, parse_reply
+from resin.tools.causal import effect_chains
+from resin.tools.entities import bridge_entities, passages_about, units_about
+from resin.tools.pairs import paired_passages
+from resin.tools.retrieval import (
     Chain,
     PassageHit,
     UnitHit,
@@ -257,7 +257,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """Resolve one hop; record it unresolved if nothing fits.
 
     A computed hop combines its dependencies' answers; a hop of a parsed or model plan asks its
-    own question and gets an answer of its own (`agent.typed_hop`); a structural hop gathers
+    own question and gets an answer of its own (`resin.agent.typed_hop`); a structural hop gathers
     typed units, chains and passages for the composer, and may add bridge hops.
     """
     started = time.perf_counter()
@@ -291,7 +291,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
         parts = causal_parts(query)  # "what happens to X when Y": the chain from Y to X
         effects = effect_chains(index, parts[1], parts[0]) if parts else []
         searched = search_passages(index, query, _passage_slots(hop, units, task, ctx))
-        # the whole question: the pair of passages it most likely needs leads (`tools.pairs`)
+        # the whole question: the pair of passages it most likely needs leads (`resin.tools.pairs`)
         passages = paired_passages(index, query, searched) if hop.id == 1 else searched
         units = [u for u in units if u.score >= UNIT_HIT]
         units += _definitions(index, query, {u.unit.id for u in units})

@@ -17,17 +17,17 @@ from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 from pydantic import BaseModel, Field
 
-from agent.answering import NOT_FOUND, structured_call
-from agent.context import Context
-from agent.llm import make_chat_model
-from agent.nodes.common import first_line, message_text, question_of, usage_row
-from agent.questions import Question, expected_labels
-from agent.resources import check_run, context_of
-from agent.state import State
-from indexes.nlp_extraction import load_pipeline
-from indexes.units import normalize
-from prompts import REFERENT_SYSTEM, REFERENT_USER
-from prompts.structured import fence, json_schema_format, parse_reply
+from resin.agent.answering import NOT_FOUND, structured_call
+from resin.agent.context import Context
+from resin.agent.llm import make_chat_model
+from resin.agent.nodes.common import first_line, message_text, question_of, usage_row
+from resin.agent.questions import Question, expected_labels
+from resin.agent.resources import check_run, context_of
+from resin.agent.state import State
+from resin.indexes.nlp_extraction import load_pipeline
+from resin.indexes.units import normalize
+from resin.prompts import REFERENT_SYSTEM, REFERENT_USER
+from resin.prompts.structured import fence, json_schema_format, parse_reply
 
 UNSURE = "unsure"
 # Pronouns that point back at a name; "I", "you", "we" are the speakers, "this" and "that" too

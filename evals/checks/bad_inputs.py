@@ -68,11 +68,11 @@ def write_bad_inputs(folder: Path) -> tuple[list[Path], int]:
 
 def check_bad_inputs(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """Every bad file gives one error naming it; every good document is indexed."""
-    from evals.scripted import fakes
-    from indexes.build import Builder
-    from indexes.documents import load_documents
-    from indexes.index import open_index
-    from indexes.maintenance import snapshot
+    from resin.indexes.build import Builder
+    from resin.indexes.documents import load_documents
+    from resin.indexes.index import open_index
+    from resin.indexes.maintenance import snapshot
+    from resin.testing import chat
 
     folder = work / "inputs"
     bad, good = write_bad_inputs(folder)
@@ -89,7 +89,7 @@ def check_bad_inputs(work: Path, embedder: Any, figures: dict[str, Any]) -> None
     if time.monotonic() - started > 30:
         figures["problems"].append("loading the bad inputs took over 30 s")
     index = open_index(work / "inputs-index", embedder, create=True)
-    report = Builder(index, fakes().rule_based()).run(docs)
+    report = Builder(index, chat.rule_based()).run(docs)
     indexed = {r.doc_id for r in index.documents() if r.complete}
     figures["good_documents_indexed"] += len(indexed)
     if len(indexed) != good or report.failed_passages:

@@ -10,15 +10,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals.faults import FAULT_MODES, FaultyServer, fault_documents
+from resin.evals.faults import FAULT_MODES, FaultyServer, fault_documents
 
 
 def check_faults(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """Each fault mode during a build: clear errors, index intact, nothing lost after recovery."""
-    from agent.llm import ModelBackendError, make_chat_model
-    from evals.crash import compare, snapshot
-    from indexes.build import Builder
-    from indexes.index import open_index
+    from resin.agent.llm import ModelBackendError, make_chat_model
+    from resin.evals.crash import compare, snapshot
+    from resin.indexes.build import Builder
+    from resin.indexes.index import open_index
 
     docs = fault_documents()
     with FaultyServer(delay=1.5) as server:

@@ -1,6 +1,6 @@
 """Concurrent builders: while one holds an index, another refuses naming it, or waits its turn.
 
-The holder is a thread of this process under the build lock (`indexes.locks`); the lock is the
+The holder is a thread of this process under the build lock (`resin.indexes.locks`); the lock is the
 OS's, so a builder in another process meets it the same way (tests/unit/test_builder_lock.py).
 """
 
@@ -20,7 +20,7 @@ def held_by_a_thread(folder: Path) -> Iterator[threading.Event]:
 
     Setting the event yielded lets it go before the block ends.
     """
-    from indexes.locks import builder_lock
+    from resin.indexes.locks import builder_lock
 
     held, release = threading.Event(), threading.Event()
 
@@ -42,10 +42,10 @@ def held_by_a_thread(folder: Path) -> Iterator[threading.Event]:
 
 def check_builders(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """A builder with `wait=False` refuses naming the holder; one that waits builds after it."""
-    from indexes.build import Builder
-    from indexes.documents import Document
-    from indexes.index import open_index
-    from indexes.locks import IndexBusyError
+    from resin.indexes.build import Builder
+    from resin.indexes.documents import Document
+    from resin.indexes.index import open_index
+    from resin.indexes.locks import IndexBusyError
 
     figures["trials_run"] += 1
     index = open_index(work / "builders-index", embedder, create=True)

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from evals.hostile import HOSTILE_DOCS
+from resin.evals.hostile import HOSTILE_DOCS
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[2] / "agent" / "sample" / "docs"
 
@@ -39,15 +39,15 @@ def open_files() -> int:
 
 def build_sample_index(path: Path, embedder: Any, hostile: bool = True) -> Path:
     """The sample corpus (plus the hostile documents) indexed with the fake extractor."""
-    from evals.scripted import fakes
-    from indexes.build import Builder
-    from indexes.documents import Document, load_documents
-    from indexes.index import open_index
+    from resin.indexes.build import Builder
+    from resin.indexes.documents import Document, load_documents
+    from resin.indexes.index import open_index
+    from resin.testing import chat
 
     docs, _ = load_documents([SAMPLE_DOCS])
     if hostile:
         docs += [Document(id=d["id"], title=d["title"], text=d["text"]) for d in HOSTILE_DOCS]
     index = open_index(path, embedder, create=True)
-    Builder(index, fakes().rule_based()).run(docs)
+    Builder(index, chat.rule_based()).run(docs)
     index.close()
     return path

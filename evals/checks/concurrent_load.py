@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from evals.checks.common import SAMPLE_DOCS, open_files, rss_mb
+from resin.evals.checks.common import SAMPLE_DOCS, open_files, rss_mb
 
 
 def concurrent_questions(count: int) -> list[str]:
@@ -34,8 +34,8 @@ def run_concurrently(
     index_path: Path, questions: list[str], spec: str, workers: int
 ) -> list[dict[str, Any]]:
     """Each question on its own thread; the graph's output state per question, in order."""
-    from agent.context import Context
-    from agent.graph import graph
+    from resin.agent.context import Context
+    from resin.agent.graph import graph
 
     ctx = Context.one_model(spec, index_path=str(index_path))
     with ThreadPoolExecutor(workers) as pool:
@@ -44,7 +44,7 @@ def run_concurrently(
 
 def leaks(out: dict[str, Any], texts_of: Callable[[set[str]], str]) -> int:
     """Ways this answer shows another run's evidence (0 when it shows only its own)."""
-    from indexes.units import normalize
+    from resin.indexes.units import normalize
 
     held = {e.passage_id for e in out["evidence"]}
     problems = len(set(out["citations"]) - held)
@@ -58,10 +58,10 @@ def check_concurrency(
     index_path: Path, figures: dict[str, Any], count: int = 20, rounds: int = 3
 ) -> None:
     """`count` questions at once, `rounds` times: all complete, no leaks, memory stable."""
-    from agent.context import Context
-    from agent.llm import registered_chat_model
-    from agent.resources import get_index
-    from evals.scripted import fakes
+    from resin.agent.context import Context
+    from resin.agent.llm import registered_chat_model
+    from resin.agent.resources import get_index
+    from resin.testing import chat
 
     questions = concurrent_questions(count)
     index = get_index(Context(index_path=str(index_path)))
@@ -69,7 +69,7 @@ def check_concurrency(
     def texts_of(pids: set[str]) -> str:
         return " ".join(p.text for p in index.passages(pids))
 
-    with registered_chat_model("doctor-echo", fakes().rule_based()):
+    with registered_chat_model("doctor-echo", chat.rule_based()):
         run_concurrently(index_path, questions[:4], "doctor-echo", 4)  # warm-up
         gc.collect()
         rss, fds = [rss_mb()], [open_files()]

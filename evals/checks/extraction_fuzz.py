@@ -9,15 +9,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from evals.faults import fault_documents
-from evals.hostile import grounding_violations, random_model_output
+from resin.evals.faults import fault_documents
+from resin.evals.hostile import grounding_violations, random_model_output
 
 
 def check_fuzz(figures: dict[str, Any], examples: int, seed: int) -> None:
     """Random, wrong and huge extraction replies: nothing ungrounded or invalid is kept."""
-    from evals.scripted import fakes
-    from indexes.documents import make_passages
-    from indexes.extraction import MAX_UNITS_PER_PASSAGE, extract_passage
+    from resin.indexes.documents import make_passages
+    from resin.indexes.extraction import MAX_UNITS_PER_PASSAGE, extract_passage
+    from resin.testing import chat
 
     rng = random.Random(seed)
     passages = [make_passages(d)[0] for d in fault_documents()]
@@ -27,7 +27,7 @@ def check_fuzz(figures: dict[str, Any], examples: int, seed: int) -> None:
         replies = [random_model_output(rng, sentences) for _ in range(2)]
         figures["fuzzed_outputs_tried"] += 1
         try:
-            result = extract_passage(fakes().ScriptedChatModel(responses=replies), passage)
+            result = extract_passage(chat.ScriptedChatModel(responses=replies), passage)
         except Exception as exc:  # noqa: BLE001 - counted, reported
             figures["problems"].append(f"fuzz {i}: extract_passage raised {exc!r}"[:300])
             continue

@@ -3,7 +3,7 @@
 The copies check indexes the sample corpus, then the same files from one folder up (skipped and
 named), then again as copies (`as_new`), and deletes the copies: the originals keep every unit.
 The repair check corrupts a copy of a clean index through the stores' own interfaces
-(`indexes.maintenance.corrupt`), checks it, repairs it, and compares it with the clean index.
+(`resin.indexes.maintenance.corrupt`), checks it, repairs it, and compares it with the clean index.
 """
 
 from __future__ import annotations
@@ -12,22 +12,22 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from evals.checks.common import SAMPLE_DOCS
+from resin.evals.checks.common import SAMPLE_DOCS
 
 
 def check_copies(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """The same files from one folder up are skipped; as copies, deleting them keeps the originals."""
-    from evals.scripted import fakes
-    from indexes.build import Builder
-    from indexes.documents import load_documents
-    from indexes.index import open_index
-    from indexes.integrity import check_index
-    from indexes.maintenance import snapshot
+    from resin.indexes.build import Builder
+    from resin.indexes.documents import load_documents
+    from resin.indexes.index import open_index
+    from resin.indexes.integrity import check_index
+    from resin.indexes.maintenance import snapshot
+    from resin.testing import chat
 
     figures["trials_run"] += 1
     root = work / "copies"
     shutil.copytree(SAMPLE_DOCS, root / "docs")
-    model = fakes().rule_based()
+    model = chat.rule_based()
     index = open_index(work / "copies-index", embedder, create=True)
     originals = load_documents([root / "docs"])[0]
     Builder(index, model).run(originals)
@@ -54,11 +54,11 @@ def check_copies(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
 
 def check_repair(sample: Path, work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """A corrupted copy of the sample index: every break found, repaired, equal to the clean one."""
-    from evals.crash import compare
-    from indexes.build import Builder
-    from indexes.index import open_index
-    from indexes.integrity import check_index, repair_index
-    from indexes.maintenance import corrupt, snapshot
+    from resin.evals.crash import compare
+    from resin.indexes.build import Builder
+    from resin.indexes.index import open_index
+    from resin.indexes.integrity import check_index, repair_index
+    from resin.indexes.maintenance import corrupt, snapshot
 
     figures["trials_run"] += 1
     shutil.copytree(sample, work / "repair-index")

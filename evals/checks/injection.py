@@ -1,6 +1,6 @@
 """Prompt injection from hostile documents: fences hold, tools stay with the graph, citations checked.
 
-The documents and the models that obey them come from `evals.hostile`; this check asks the graph
+The documents and the models that obey them come from `resin.evals.hostile`; this check asks the graph
 its questions over the sample index and counts every way the hostile text got through.
 """
 
@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from evals.hostile import (
+from resin.evals.hostile import (
     HOSTILE_DOCS,
     fence_breaks,
     hostile_questions,
@@ -26,13 +26,13 @@ def check_hostile(index_path: Path, figures: dict[str, Any]) -> None:
     """Fences hold in every prompt, tools stay with the graph, citations stay in the buffer."""
     import html
 
-    from agent.context import Context
-    from agent.graph import graph
-    from agent.llm import registered_chat_model
-    from agent.resources import get_index
-    from evals.scripted import fakes
-    from indexes.documents import Document, make_passages
-    from indexes.extraction import extraction_messages
+    from resin.agent.context import Context
+    from resin.agent.graph import graph
+    from resin.agent.llm import registered_chat_model
+    from resin.agent.resources import get_index
+    from resin.indexes.documents import Document, make_passages
+    from resin.indexes.extraction import extraction_messages
+    from resin.testing import chat
 
     figures["hostile_documents_tried"] += len(HOSTILE_DOCS)
     for doc in HOSTILE_DOCS:
@@ -46,7 +46,7 @@ def check_hostile(index_path: Path, figures: dict[str, Any]) -> None:
     )
     index = get_index(ctx)
     for model in (
-        fakes().ScriptedChatModel(responder=obeying_responder),
+        chat.ScriptedChatModel(responder=obeying_responder),
         tool_calling_model(obeying_responder),
     ):
         with registered_chat_model("doctor-hostile", model):

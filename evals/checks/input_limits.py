@@ -25,10 +25,10 @@ _GOOD = [
 
 def check_input_limits(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """Bad .jsonl lines named with file:line and why, the good ones indexed; a run, one passage."""
-    from evals.scripted import fakes
-    from indexes.build import Builder
-    from indexes.documents import load_documents
-    from indexes.index import open_index
+    from resin.indexes.build import Builder
+    from resin.indexes.documents import load_documents
+    from resin.indexes.index import open_index
+    from resin.testing import chat
 
     folder = work / "limits"
     folder.mkdir()
@@ -44,7 +44,7 @@ def check_input_limits(work: Path, embedder: Any, figures: dict[str, Any]) -> No
         named = [e for e in errors if re.match(rf"{re.escape(str(corpus))}:{lineno}: ", str(e))]
         figures["jsonl_bad_lines_named"] += len(named) == 1 and why in str(named[0])
     index = open_index(work / "limits-index", embedder, create=True)
-    report = Builder(index, fakes().rule_based()).run(docs)
+    report = Builder(index, chat.rule_based()).run(docs)
     figures["jsonl_good_lines_tried"] += len(_GOOD)
     figures["jsonl_good_lines_indexed"] += sum(index.document(d["id"]) is not None for d in _GOOD)
     figures["long_runs_tried"] += 1

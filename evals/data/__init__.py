@@ -15,7 +15,7 @@ document id is the paragraph title (titles are unique in its union corpora; a ti
 with another text gets `#hash`), so the gold key is the title, as in the official evaluation.
 
 Every document's text is its sentences separated by blank lines, so each dataset sentence is one
-block for `indexes.documents.split_sentences`; `sentence_index` maps the index's sentence ids back
+block for `resin.indexes.documents.split_sentences`; `sentence_index` maps the index's sentence ids back
 to dataset sentence ids exactly, whatever `passage_chars` groups them into.
 
 This package's face is what callers import (`from evals.data import load_dataset, Question, ...`);
@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evals.data.corpus import sentence_index
-from evals.data.dataset import DataError, Dataset, Question
-from evals.data.holisqa import load_holisqa
-from evals.data.hotpot_official import load_hotpot_official
-from evals.data.normalized import load_normalized
+from resin.evals.data.corpus import sentence_index
+from resin.evals.data.dataset import DataError, Dataset, Question
+from resin.evals.data.holisqa import load_holisqa
+from resin.evals.data.hotpot_official import load_hotpot_official
+from resin.evals.data.normalized import load_normalized
 
 __all__ = [
     "DataError",

@@ -10,8 +10,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals.data.dataset import DataError, Question
-from indexes.documents import Document, jsonl_records, make_passages, split_sentences
+from resin.evals.data.dataset import DataError, Question
+from resin.indexes.documents import Document, jsonl_records, make_passages, split_sentences
 
 
 def clean(text: str) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.questions import with_options
-from indexes.documents import Document
+from resin.agent.questions import with_options
+from resin.indexes.documents import Document
 
 
 class DataError(ValueError):

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evals.data.corpus import choose_from_pool, clean, read_jsonl, sentence_document
-from evals.data.dataset import DataError, Dataset, Question
-from evals.data.records import answers_of
-from indexes.documents import DEFAULT_PASSAGE_CHARS
+from resin.evals.data.corpus import choose_from_pool, clean, read_jsonl, sentence_document
+from resin.evals.data.dataset import DataError, Dataset, Question
+from resin.evals.data.records import answers_of
+from resin.indexes.documents import DEFAULT_PASSAGE_CHARS
 
 
 def load_holisqa(

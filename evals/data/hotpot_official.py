@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evals.data.dataset import DataError, Dataset
-from evals.data.normalized import from_records
+from resin.evals.data.dataset import DataError, Dataset
+from resin.evals.data.normalized import from_records
 
 
 def official_to_normalized(item: dict[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The normalized JSONL schema with paragraphs: the corpus is the union of the run's paragraphs.
 
 Paragraphs are deduplicated by title + text (HippoRAG-style) and named by their title where it is
-unique; records without any paragraphs go to the fact-pool loader (`evals.data.pooled`).
+unique; records without any paragraphs go to the fact-pool loader (`resin.evals.data.pooled`).
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evals.data.corpus import clean, read_jsonl, sample, sentence_document, subset_docs
-from evals.data.dataset import DataError, Dataset
-from evals.data.pooled import load_pooled
-from evals.data.records import record_question, records_dataset
-from indexes.documents import Document, content_hash
+from resin.evals.data.corpus import clean, read_jsonl, sample, sentence_document, subset_docs
+from resin.evals.data.dataset import DataError, Dataset
+from resin.evals.data.pooled import load_pooled
+from resin.evals.data.records import record_question, records_dataset
+from resin.indexes.documents import Document, content_hash
 
 
 class _Corpus:
@@ -68,7 +68,7 @@ def load_normalized(
     subset: bool = False,
     corpus: Path | None = None,
 ) -> Dataset:
-    """Load a file in the normalized schema (see `evals.data` for the corpus rules)."""
+    """Load a file in the normalized schema (see `resin.evals.data` for the corpus rules)."""
     return from_records(list(read_jsonl(path)), path, limit, seed, subset, corpus)
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evals.data.corpus import choose_from_pool, read_jsonl, sentence_document
-from evals.data.dataset import DataError, Dataset
-from evals.data.records import record_question, records_dataset
+from resin.evals.data.corpus import choose_from_pool, read_jsonl, sentence_document
+from resin.evals.data.dataset import DataError, Dataset
+from resin.evals.data.records import record_question, records_dataset
 
 
 def find_pool(path: Path) -> Path | None:

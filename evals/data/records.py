@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evals.data.corpus import clean
-from evals.data.dataset import Dataset, Question
-from indexes.documents import DEFAULT_PASSAGE_CHARS, Document
+from resin.evals.data.corpus import clean
+from resin.evals.data.dataset import Dataset, Question
+from resin.indexes.documents import DEFAULT_PASSAGE_CHARS, Document
 
 
 def choices_of(record: dict[str, Any]) -> tuple[list[str] | None, int | None]:

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from evals.data import Question
-from evals.systems.answer import Env, Outcome
-from evals.systems.baselines import (
+from resin.evals.data import Question
+from resin.evals.systems.answer import Env, Outcome
+from resin.evals.systems.baselines import (
     rag,
     run_chains_only,
     run_graph_dump,
@@ -24,7 +24,7 @@ from evals.systems.baselines import (
     run_sarg,
     run_units_only,
 )
-from evals.systems.graph_agent import run_agent, run_agent_gold_plan, run_agent_single_hop
+from resin.evals.systems.graph_agent import run_agent, run_agent_gold_plan, run_agent_single_hop
 
 __all__ = ["SYSTEMS", "Env", "Outcome", "System", "parse_systems"]
 

@@ -15,15 +15,15 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from agent.answering import NOT_FOUND_CHOICE, answer_from_passages, free_answer, resolve_mode
-from agent.candidates import AnswerEvidence
-from agent.context import Context
-from agent.nodes.compose import select_passages
-from agent.questions import Question
-from indexes.documents import Passage
-from indexes.index import Index
-from indexes.units import normalize
-from prompts.structured import token_usage
+from resin.agent.answering import NOT_FOUND_CHOICE, answer_from_passages, free_answer, resolve_mode
+from resin.agent.candidates import AnswerEvidence
+from resin.agent.context import Context
+from resin.agent.nodes.compose import select_passages
+from resin.agent.questions import Question
+from resin.indexes.documents import Passage
+from resin.indexes.index import Index
+from resin.indexes.units import normalize
+from resin.prompts.structured import token_usage
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The systems that are not the agent's graph: closed book, BM25 and dense RAG, SARG, ablations.
 
 Each retrieves with the same tools the agent uses (or none), then hands its passages to the
-shared answer step (`evals.systems.answer`), so only the retrieval differs.
+shared answer step (`resin.evals.systems.answer`), so only the retrieval differs.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agent.nodes.compose import CHARS_PER_TOKEN
-from evals.data import Question
-from evals.prompts import CLOSED_BOOK_SYSTEM, GRAPH_DUMP_SYSTEM
-from evals.systems.answer import (
+from resin.agent.nodes.compose import CHARS_PER_TOKEN
+from resin.evals.data import Question
+from resin.evals.prompts import CLOSED_BOOK_SYSTEM, GRAPH_DUMP_SYSTEM
+from resin.evals.systems.answer import (
     Env,
     Outcome,
     compose_answer,
@@ -20,10 +20,10 @@ from evals.systems.answer import (
     passage_trace,
     timed_stage,
 )
-from indexes.base import Direction
-from indexes.units import ReasoningUnit
-from prompts.structured import fence
-from tools.retrieval import (
+from resin.indexes.base import Direction
+from resin.indexes.units import ReasoningUnit
+from resin.prompts.structured import fence
+from resin.tools.retrieval import (
     Chain,
     fetch_passages,
     search_passages,

@@ -11,16 +11,16 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from agent.context import Context
-from agent.llm import registered_chat_model
-from agent.nodes.compose import buffer_order, select_passages
-from agent.state import Evidence
-from agent.trace import StageClock
-from evals.data import Question
-from evals.gold_plans import gold_plan
-from evals.scripted import fakes
-from evals.systems.answer import Env, Outcome
-from tools.retrieval import fetch_passages
+from resin.agent.context import Context
+from resin.agent.llm import registered_chat_model
+from resin.agent.nodes.compose import buffer_order, select_passages
+from resin.agent.state import Evidence
+from resin.agent.trace import StageClock
+from resin.evals.data import Question
+from resin.evals.gold_plans import gold_plan
+from resin.evals.systems.answer import Env, Outcome
+from resin.testing import chat
+from resin.tools.retrieval import fetch_passages
 
 # A plan model that proposes the question's gold decomposition.
 GOLD_PLAN_MODEL = "evals-gold-plan"
@@ -34,7 +34,7 @@ def run_agent_with(context: Context, skip_steps: tuple[str, ...] = ()) -> Callab
     """Run the LangGraph agent with `context`; usage rows of `skip_steps` are not counted."""
 
     def run(env: Env, q: Question) -> Outcome:
-        from agent.graph import graph
+        from resin.agent.graph import graph
 
         out = Outcome(answer="")
         final: dict[str, Any] = {}
@@ -106,7 +106,7 @@ def run_agent_gold_plan(env: Env, q: Question) -> Outcome:
     plan = json.dumps({"hops": [h.model_dump() for h in hops]})
     # A name per question: rows run concurrently, and each must plan with its own gold plan.
     name = f"{GOLD_PLAN_MODEL}:{q.id}"
-    with registered_chat_model(name, fakes().ScriptedChatModel(responder=lambda m, k: plan)):
+    with registered_chat_model(name, chat.ScriptedChatModel(responder=lambda m, k: plan)):
         context = dataclasses.replace(env.context, plan_model=name)
         return run_agent_with(context, skip_steps=("plan",))(env, q)
 

@@ -15,7 +15,7 @@ from tests.integration.servers import free_port, running
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """The URL of an empty database on a PostgreSQL started for this session, then removed."""
-    from evals.postgres import PG_BIN_ENV, find_bin, postgres
+    from resin.evals.postgres import PG_BIN_ENV, find_bin, postgres
 
     if find_bin() is None:
         pytest.skip(

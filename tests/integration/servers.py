@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -15,41 +12,12 @@ from typing import Any
 
 import pytest
 
-from evals.postgres import free_port
+from resin.evals.postgres import free_port
+from resin.testing.processes import running
 
 __all__ = ["ROOT", "dev_server", "free_port", "running", "tail"]
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@contextmanager
-def running(
-    cmd: list[str], ready_url: str, timeout: float = 120.0, log=None
-) -> Iterator[subprocess.Popen]:
-    """Run `cmd` until the block ends; wait until `ready_url` answers 200."""
-    proc = subprocess.Popen(cmd, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"{cmd[0]} exited with {proc.returncode} before it was ready")
-            try:
-                with urllib.request.urlopen(ready_url, timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{ready_url} did not answer within {timeout}s")
-            time.sleep(0.5)
-        yield proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def fake_config(folder: Path) -> Path:

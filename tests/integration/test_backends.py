@@ -5,17 +5,17 @@ import sys
 
 import pytest
 
-from agent.llm import make_chat_model
-from indexes.build import Builder
-from indexes.documents import Document, make_passages
-from indexes.extraction import (
+from resin.agent.llm import make_chat_model
+from resin.indexes.build import Builder
+from resin.indexes.documents import Document, make_passages
+from resin.indexes.extraction import (
     EXTRACTION_LIMITS,
     ExtractionOutput,
     extract_passage,
     extraction_messages,
 )
-from indexes.index import IndexMismatchError
-from prompts.structured import json_schema_format
+from resin.indexes.index import IndexMismatchError
+from resin.prompts.structured import json_schema_format
 from tests.conftest import DOCS, SAMPLE_DOCS, make_legacy
 from tests.integration.servers import free_port, running
 
@@ -65,7 +65,7 @@ def test_two_indexes_on_one_chroma_server_keep_their_own_records(
 def test_an_older_index_on_a_server_is_refused_until_migrated(
     tmp_path, open_index, capsys, chroma_port
 ):
-    from resin_cli import main
+    from resin.cli import main
     server = {"chroma_host": "127.0.0.1", "chroma_port": chroma_port}
     make_legacy(open_and_build(open_index, tmp_path / "old", server))
     with pytest.raises(IndexMismatchError) as refused:
@@ -123,8 +123,8 @@ def test_embedded_smollm2_gives_schema_valid_units():
 def test_a_chroma_server_gone_mid_index_is_one_clear_line_and_the_rerun_resumes(
     tmp_path, open_index, capsys
 ):
-    from indexes.stores import StoreError
-    from resin_cli import main
+    from resin.cli import main
+    from resin.indexes.stores import StoreError
 
     chroma = shutil.which("chroma") or str(sys.prefix) + "/bin/chroma"
     port = free_port()

@@ -2,11 +2,11 @@
 
 import pytest
 
-from agent.llm import make_chat_model
-from evals.crash import run_trials, snapshot
-from evals.faults import FaultyServer
-from indexes.build import Builder
-from indexes.documents import Document
+from resin.agent.llm import make_chat_model
+from resin.evals.crash import run_trials, snapshot
+from resin.evals.faults import FaultyServer
+from resin.indexes.build import Builder
+from resin.indexes.documents import Document
 
 pytestmark = pytest.mark.slow
 

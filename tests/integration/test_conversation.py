@@ -8,7 +8,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_the_embedded_model_reads_a_follow_up_with_the_previous_turn(sample_index):
-    from agent.llm import make_chat_model
+    from resin.agent.llm import make_chat_model
 
     (first, _), (second, events) = two_turns(sample_index, make_chat_model("embedded"))
     assert first["question"] == FIRST == first["asked"]

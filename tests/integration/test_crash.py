@@ -2,7 +2,7 @@
 
 import pytest
 
-from evals.crash import run_trials
+from resin.evals.crash import run_trials
 
 pytestmark = pytest.mark.slow
 

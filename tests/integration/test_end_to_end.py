@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from agent.context import Context
-from agent.graph import graph
-from evals.bench_answer import repeats
-from indexes.build import Builder
-from indexes.documents import load_documents
-from indexes.index import close_indexes, open_index
-from indexes.units import normalize
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.evals.bench_answer import repeats
+from resin.indexes.build import Builder
+from resin.indexes.documents import load_documents
+from resin.indexes.index import close_indexes, open_index
+from resin.indexes.units import normalize
 from tests.conftest import SAMPLE_DOCS
 
 pytestmark = pytest.mark.slow

@@ -11,16 +11,16 @@ from dataclasses import replace
 
 import pytest
 
-from agent.context import Context
-from agent.graph import builder
-from agent.llm import ModelBackendError, make_chat_model, register_chat_model
-from evals.crash import compare, snapshot
-from evals.faults import FAULT_MODES, FaultyServer, fault_documents
-from indexes.build import Builder
-from indexes.documents import make_passages
-from indexes.extraction import extract_passage
-from indexes.index import close_indexes
-from tests.fakes import ScriptedChatModel, heuristic_reply
+from resin.agent.context import Context
+from resin.agent.graph import builder
+from resin.agent.llm import ModelBackendError, make_chat_model, register_chat_model
+from resin.evals.crash import compare, snapshot
+from resin.evals.faults import FAULT_MODES, FaultyServer, fault_documents
+from resin.indexes.build import Builder
+from resin.indexes.documents import make_passages
+from resin.indexes.extraction import extract_passage
+from resin.indexes.index import close_indexes
+from resin.testing.chat import ScriptedChatModel, heuristic_reply
 
 DOCS = fault_documents()
 TIMEOUT = 0.5  # seconds per try: the slow mode sleeps past it
@@ -114,7 +114,7 @@ def test_a_transient_fault_is_absorbed_by_a_retry(server, open_index):
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, embedder):
     """The index a fault-free build leaves (through the same server, same model name)."""
-    from indexes.index import open_index
+    from resin.indexes.index import open_index
 
     with FaultyServer() as s:
         index = open_index(tmp_path_factory.mktemp("ref") / "index", embedder, create=True)

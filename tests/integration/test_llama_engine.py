@@ -7,9 +7,9 @@ import pytest
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
-from agent.llm import ModelBackendError, default_concurrency
-from agent.llm.llama_cpp import ChatLlamaCpp, smollm2_path
-from prompts.structured import json_schema_format
+from resin.agent.llm import ModelBackendError, default_concurrency
+from resin.agent.llm.llama_cpp import ChatLlamaCpp, smollm2_path
+from resin.prompts.structured import json_schema_format
 
 pytestmark = pytest.mark.slow
 

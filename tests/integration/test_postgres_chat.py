@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 # production command offers no fake spec.
 _CHAT = (
     "import sys; from evals.scripted import register_fake; register_fake(); "
-    "from resin_cli import main; sys.exit(main(sys.argv[1:]))"
+    "from resin.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 
 
@@ -81,7 +81,7 @@ def test_a_thread_continues_in_another_process_after_kill_9(sample_index, postgr
 def test_a_turn_after_the_server_dropped_the_connection_reconnects(postgres_url):
     from langgraph.graph import START, MessagesState, StateGraph
 
-    from resin_cli.checkpoints import postgres_saver
+    from resin.cli.checkpoints import postgres_saver
 
     echo = StateGraph(MessagesState)
     echo.add_node("echo", lambda state: {"messages": [("ai", "ok")]})

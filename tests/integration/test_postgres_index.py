@@ -15,11 +15,11 @@ import time
 
 import pytest
 
-from agent.context import Context
-from agent.graph import graph
-from indexes.index import close_indexes, open_index
-from indexes.locks import IndexBusyError
-from resin_cli import main
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.cli import main
+from resin.indexes.index import close_indexes, open_index
+from resin.indexes.locks import IndexBusyError
 from tests.conftest import SAMPLE_DOCS
 
 pytestmark = pytest.mark.slow
@@ -194,8 +194,8 @@ def test_a_rebuild_and_a_delete_in_postgres_match_sqlite(
 
 
 def test_a_replica_follows_generations_by_notify_and_by_polling(postgres_url):
-    from indexes.pg_catalog import PgCatalog
-    from indexes.pg_graph import CHANNEL, follow
+    from resin.indexes.pg_catalog import PgCatalog
+    from resin.indexes.pg_graph import CHANNEL, follow
 
     catalog = PgCatalog(_database(postgres_url, "follow"))
     seen: list[int] = []
@@ -237,8 +237,8 @@ def test_a_changed_document_cut_short_keeps_the_committed_generation_whole(
     """Its old vectors go only after the batch commits: a failed batch leaves every row's vectors."""
     import shutil
 
-    import indexes.build
-    from indexes.maintenance import snapshot
+    import resin.indexes.build as build_module
+    from resin.indexes.maintenance import snapshot
 
     docs = tmp_path / "docs"
     shutil.copytree(SAMPLE_DOCS, docs)
@@ -263,7 +263,7 @@ def test_a_changed_document_cut_short_keeps_the_committed_generation_whole(
         raise KeyboardInterrupt  # as a kill lands: after the old units were removed, before commit
 
     with monkeypatch.context() as m:
-        m.setattr(indexes.build, "store_units", killed)
+        m.setattr(build_module, "store_units", killed)
         with pytest.raises(KeyboardInterrupt):
             main(["index", str(docs), "--extract", "nlp", *pg])
     after = snapshot(reopened())
@@ -273,7 +273,7 @@ def test_a_changed_document_cut_short_keeps_the_committed_generation_whole(
     reader = reopened()
     assert main(["index", str(docs), "--extract", "nlp", *sqlite]) == 0
     # another builder than this process's reader, as on another machine
-    rebuild = [sys.executable, "-m", "resin_cli", "index", str(docs), "--extract", "nlp", *pg]
+    rebuild = [sys.executable, "-m", "resin.cli", "index", str(docs), "--extract", "nlp", *pg]
     subprocess.run(rebuild, check=True, capture_output=True, timeout=300)
     # a replica's reload reads only the new names' vectors, and holds what a fresh open does
     reloaded = reader.reloaded()

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 import psycopg
 import pytest
 
-from evals.postgres import PG_BIN_ENV, PostgresError, find_bin, postgres
+from resin.evals.postgres import PG_BIN_ENV, PostgresError, find_bin, postgres
 
 pytestmark = pytest.mark.skipif(find_bin() is None, reason="no PostgreSQL binaries")
 

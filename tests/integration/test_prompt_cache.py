@@ -5,9 +5,9 @@ import json
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from agent.answering import choice_format, structured_call
-from agent.llm.llama_cpp import ChatLlamaCpp, smollm2_path
-from prompts import ANSWER_CHOICE_SYSTEM, ANSWER_CHOICE_USER, PLAN_SYSTEM, PLAN_USER
+from resin.agent.answering import choice_format, structured_call
+from resin.agent.llm.llama_cpp import ChatLlamaCpp, smollm2_path
+from resin.prompts import ANSWER_CHOICE_SYSTEM, ANSWER_CHOICE_USER, PLAN_SYSTEM, PLAN_USER
 
 pytestmark = pytest.mark.slow
 
@@ -73,8 +73,8 @@ def test_a_cached_prefix_changes_no_answer_and_keeps_the_grammar():
 def test_the_answer_event_reports_llama_cpp_time_and_the_prompt_read_from_the_cache(
     sample_index,
 ):
-    from agent.context import Context
-    from agent.graph import graph
+    from resin.agent.context import Context
+    from resin.agent.graph import graph
 
     ctx = Context(  # choices: the embedded model answers (auto ranks without it)
         index_path=str(sample_index),

@@ -20,12 +20,12 @@ import psycopg
 import pytest
 from langgraph_sdk import get_sync_client
 
-from agent.context import Context
-from agent.graph import graph
-from evals.crash import NLP, compare, crash_trial, finish, synthetic_corpus
-from indexes.index import close_indexes, open_index
-from indexes.maintenance import snapshot
-from resin_cli import main
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.cli import main
+from resin.evals.crash import NLP, compare, crash_trial, finish, synthetic_corpus
+from resin.indexes.index import close_indexes, open_index
+from resin.indexes.maintenance import snapshot
 from tests.conftest import SAMPLE_DOCS
 from tests.integration.servers import dev_server, tail
 
@@ -100,7 +100,7 @@ def test_replicas_answer_as_the_embedded_store_and_see_a_new_document(deployment
     docs.mkdir()
     (docs / "tapp.md").write_text(NEW_DOCUMENT)
     before = _generation(deployment["url"])
-    build = [sys.executable, "-m", "resin_cli", "index", str(docs), *NLP, *deployment["shared"]]
+    build = [sys.executable, "-m", "resin.cli", "index", str(docs), *NLP, *deployment["shared"]]
     build += ["--index", str(root / "builder")]
     subprocess.run(build, check=True, capture_output=True, timeout=300)
     generation = _generation(deployment["url"])

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
-from evals.checks.concurrent_load import concurrent_questions, run_concurrently
+from resin.evals.checks.concurrent_load import concurrent_questions, run_concurrently
 from tests.integration.servers import ROOT, dev_server, tail
 
 pytestmark = pytest.mark.slow

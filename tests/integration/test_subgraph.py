@@ -9,9 +9,9 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 
-from agent.context import Context
-from agent.graph import graph
-from agent.resources import get_index
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.agent.resources import get_index
 
 pytestmark = pytest.mark.slow
 

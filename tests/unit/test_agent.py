@@ -4,16 +4,17 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agent.context import Context
-from agent.graph import builder
-from agent.llm import register_chat_model
-from agent.nodes.compose import buffer_order, unwritten
-from agent.nodes.dispatch import route_hops
-from agent.nodes.plan import PlanError, validate_plan
-from agent.questions import Question
-from agent.state import Evidence, Hop, HopResult, Plan
+from resin.agent.context import Context
+from resin.agent.graph import builder
+from resin.agent.llm import register_chat_model
+from resin.agent.nodes.compose import buffer_order, unwritten
+from resin.agent.nodes.dispatch import route_hops
+from resin.agent.nodes.plan import PlanError, validate_plan
+from resin.agent.questions import Question
+from resin.agent.state import Evidence, Hop, HopResult, Plan
+from resin.testing.chat import ScriptedChatModel
 from tests.conftest import QUESTION
-from tests.fakes import FakeIndex, ScriptedChatModel, scripted
+from tests.fakes import FakeIndex, scripted
 
 
 def compiled(sample_index, model, **fields):
@@ -95,7 +96,7 @@ def test_compose_waits_for_every_hop_and_sees_passages_not_hop_answers(sample_in
     assert len(calls) == 1
     (system, user), kwargs = calls[0]
     prompt = user.content
-    from agent.resources import get_index
+    from resin.agent.resources import get_index
 
     index = get_index(Context(index_path=str(sample_index)))
     held = index.catalog.passages({e.passage_id for e in state["evidence"]})
@@ -197,9 +198,9 @@ def test_a_hop_about_an_entity_the_index_does_not_know_searches_by_its_question(
 
 
 def test_weak_unit_hits_stay_out_of_the_buffer_and_leave_room_for_bridges(sample_index):
-    from agent.nodes.resolve_hop import UNIT_HIT
-    from agent.resources import get_index
-    from tools.retrieval import search_units
+    from resin.agent.nodes.resolve_hop import UNIT_HIT
+    from resin.agent.resources import get_index
+    from resin.tools.retrieval import search_units
 
     question = "Which reservoir feeds the mill that supplies flour to Caldmere?"
     state, _ = run(sample_index, scripted(), question)
@@ -309,7 +310,7 @@ def test_checkpoints_hold_plain_json_and_load_back_as_models(sample_index):
 def test_graph_wiring_matches_the_snapshot():
     from pathlib import Path
 
-    from agent.graph import graph
+    from resin.agent.graph import graph
 
     snapshot = Path(__file__).with_name("graph.mmd").read_text()
     assert graph.get_graph().draw_mermaid() == snapshot

@@ -5,18 +5,18 @@ import re
 
 import pytest
 
-from agent.answering import (
+from resin.agent.answering import (
     NOT_FOUND,
     Answer,
     answer_from_passages,
     cut_repetition,
     resolve_mode,
 )
-from agent.candidates import AnswerEvidence, candidates
-from agent.context import Context
-from agent.graph import graph
-from agent.options import listed
-from agent.questions import (
+from resin.agent.candidates import AnswerEvidence, candidates
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.agent.options import listed
+from resin.agent.questions import (
     Question,
     expected_labels,
     is_yes_no,
@@ -25,13 +25,13 @@ from agent.questions import (
     question_options,
     with_options,
 )
-from agent.spans import Candidate
-from indexes.build import Builder
-from indexes.documents import Document, load_documents, make_passages
-from indexes.index import close_indexes
-from indexes.units import ReasoningUnit
+from resin.agent.spans import Candidate
+from resin.indexes.build import Builder
+from resin.indexes.documents import Document, load_documents, make_passages
+from resin.indexes.index import close_indexes
+from resin.indexes.units import ReasoningUnit
+from resin.testing.chat import ScriptedChatModel, heuristic_reply
 from tests.conftest import SAMPLE_DOCS
-from tests.fakes import ScriptedChatModel, heuristic_reply
 
 DOCS = {
     "Aldwick Bridge": "The Aldwick Bridge was designed by Tomas Brell. It opened in 1887.",

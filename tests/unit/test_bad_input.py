@@ -2,10 +2,10 @@
 
 import time
 
-from evals.checks.bad_inputs import write_bad_inputs
-from indexes.build import Builder
-from indexes.documents import load_documents, split_sentences
-from tests.fakes import ScriptedChatModel, heuristic_reply
+from resin.evals.checks.bad_inputs import write_bad_inputs
+from resin.indexes.build import Builder
+from resin.indexes.documents import load_documents, split_sentences
+from resin.testing.chat import ScriptedChatModel, heuristic_reply
 
 EXPECTED_ERRORS = {
     "empty.txt": "file is empty",

@@ -4,13 +4,13 @@ from contextlib import closing
 
 import pytest
 
-from evals.crash import snapshot
-from indexes.build import Builder
-from indexes.documents import Document, load_documents
-from indexes.index import IndexMismatchError
-from indexes.units import entity_key
+from resin.evals.crash import snapshot
+from resin.indexes.build import Builder
+from resin.indexes.documents import Document, load_documents
+from resin.indexes.index import IndexMismatchError
+from resin.indexes.units import entity_key
+from resin.testing.chat import ScriptedChatModel, heuristic_reply
 from tests.conftest import DOCS, SAMPLE_DOCS
-from tests.fakes import ScriptedChatModel, heuristic_reply
 
 
 def test_build_stores_units_graph_and_mentions(open_index, fake_model):
@@ -155,7 +155,7 @@ def test_opening_with_another_embedder_is_a_clear_error(open_index, embedder, tm
         def embed_documents(self, texts):
             return embedder.embed_documents(texts)
 
-    from indexes.index import open_index
+    from resin.indexes.index import open_index
 
     with pytest.raises(IndexMismatchError, match="some-other-embedder"):
         open_index(tmp_path / "index", Other(), create=True)
@@ -208,7 +208,7 @@ def test_switching_the_extraction_model_replaces_units_everywhere(
 def test_a_catalog_from_before_unit_subjects_is_filled_from_chroma(
     open_index, fake_model, tmp_path
 ):
-    from tools.entities import units_about
+    from resin.tools.entities import units_about
 
     index = open_index()
     Builder(index, fake_model).run(DOCS)

@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from evals.checks.builders import held_by_a_thread
-from indexes.build import Builder
-from indexes.documents import Document
-from indexes.locks import LOCK_NAME, IndexBusyError
-from resin_cli import main
+from resin.cli import main
+from resin.evals.checks.builders import held_by_a_thread
+from resin.indexes.build import Builder
+from resin.indexes.documents import Document
+from resin.indexes.locks import LOCK_NAME, IndexBusyError
 from tests.conftest import SAMPLE_DOCS
 
 DOC = Document(id="orrin", title="Orrin Dam", text="The Orrin Dam was designed by Hessa Varn.")
@@ -18,7 +18,7 @@ DOC = Document(id="orrin", title="Orrin Dam", text="The Orrin Dam was designed b
 HOLD = """
 import sys, time
 from pathlib import Path
-from indexes.locks import builder_lock
+from resin.indexes.locks import builder_lock
 with builder_lock(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(float(sys.argv[2]))

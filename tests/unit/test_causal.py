@@ -8,15 +8,15 @@ import json
 
 import pytest
 
-from agent.context import Context
-from agent.graph import graph
-from agent.questions import causal_parts
-from indexes.build import Builder
-from indexes.documents import Document, load_documents, make_passages
-from indexes.index import close_indexes
-from indexes.units import normalize
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.agent.questions import causal_parts
+from resin.indexes.build import Builder
+from resin.indexes.documents import Document, load_documents, make_passages
+from resin.indexes.index import close_indexes
+from resin.indexes.units import normalize
+from resin.tools.causal import effect_chains
 from tests.conftest import SAMPLE_DOCS
-from tools.causal import effect_chains
 
 DOCS = [
     Document(

@@ -4,8 +4,8 @@ import io
 
 import pytest
 
-from evals.postgres import free_port
-from resin_cli import main
+from resin.cli import main
+from resin.evals.postgres import free_port
 
 
 @pytest.fixture

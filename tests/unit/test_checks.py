@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from agent.context import Context
-from agent.graph import graph
-from agent.llm import ModelBackendError, ModelSpecError, register_chat_model
-from tests.fakes import ScriptedChatModel
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.agent.llm import ModelBackendError, ModelSpecError, register_chat_model
+from resin.testing.chat import ScriptedChatModel
 from tests.integration.servers import free_port
 
 
@@ -77,7 +77,7 @@ def test_a_failing_plan_model_is_reported_in_the_output_and_the_stream(sample_in
 
 
 def test_the_cli_says_a_plan_model_failed_on_stderr(sample_index, capsys):
-    from resin_cli import main
+    from resin.cli import main
 
     def respond(messages, kwargs):
         if kwargs["response_format"]["json_schema"]["name"] == "Plan":

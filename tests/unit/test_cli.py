@@ -1,13 +1,13 @@
 """What the command line shows: document ids, the real hop count, chains drawn once, quiet loads."""
 
-from agent.context import Context
-from agent.graph import graph
-from agent.trace import mermaid
-from tools.retrieval import Chain, ChainLink
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.agent.trace import mermaid
+from resin.tools.retrieval import Chain, ChainLink
 
 
 def test_stats_lists_the_document_ids_delete_needs(sample_index, capsys):
-    from resin_cli import main
+    from resin.cli import main
 
     assert main(["stats", "--index", str(sample_index)]) == 0
     out = capsys.readouterr().out
@@ -16,7 +16,7 @@ def test_stats_lists_the_document_ids_delete_needs(sample_index, capsys):
 
 
 def test_the_plan_line_counts_the_hops_that_run(sample_index, capsys):
-    from resin_cli.render import stream_answer
+    from resin.cli.render import stream_answer
 
     ctx = Context.one_model("fake", plan_model="none", index_path=str(sample_index))
     state = stream_answer(
@@ -47,7 +47,7 @@ def test_the_chain_drawing_has_each_edge_once():
 
 
 def test_loading_the_embedder_draws_no_progress_bar(capfd):
-    from indexes.embeddings import MINILM_NAME, SentenceTransformerEmbeddings, minilm_path
+    from resin.indexes.embeddings import MINILM_NAME, SentenceTransformerEmbeddings, minilm_path
 
     # a load of its own: `make_embedder` keeps the session's, loaded before output was captured
     SentenceTransformerEmbeddings(str(minilm_path()), name=MINILM_NAME).embed_query("x")
@@ -60,7 +60,7 @@ def test_ask_prints_the_answer_its_sentences_and_sources_and_the_trace_only_when
 ):
     import json
 
-    from resin_cli import main
+    from resin.cli import main
 
     question = "In which port was the designer of the Orrin Dam born?"
     argv = ["ask", question, "--index", str(sample_index), "--model", "fake"]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from resin_cli import main
+from resin.cli import main
 from tests.conftest import SAMPLE_DOCS
 
 DOC = str(SAMPLE_DOCS / "caldmere.md")

@@ -4,12 +4,12 @@ import json
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from agent.nodes.rewrite import previous_turn, standalone
-from indexes.build import Builder
-from indexes.documents import load_documents
-from indexes.index import close_indexes
+from resin.agent.nodes.rewrite import previous_turn, standalone
+from resin.indexes.build import Builder
+from resin.indexes.documents import load_documents
+from resin.indexes.index import close_indexes
+from resin.testing.chat import ScriptedChatModel
 from tests.conftest import FIRST, FOLLOW_UP, SAMPLE_DOCS, two_turns
-from tests.fakes import ScriptedChatModel
 
 
 def schema_of(kwargs) -> str:
@@ -112,7 +112,7 @@ def test_chat_resumes_a_thread_showing_its_last_turns(sample_index, monkeypatch,
     import io
     import shutil
 
-    from resin_cli import main
+    from resin.cli import main
 
     index = tmp_path / "index"
     shutil.copytree(sample_index, index)

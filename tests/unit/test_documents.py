@@ -3,7 +3,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from indexes.documents import (
+from resin.indexes.documents import (
     SECTION_BREAK,
     Document,
     load_documents,
@@ -62,7 +62,7 @@ def test_loads_txt_md_jsonl_and_reports_bad_files(tmp_path):
 
 
 def test_oversized_file_is_refused(tmp_path, monkeypatch):
-    import indexes.documents as documents
+    import resin.indexes.documents as documents
 
     monkeypatch.setattr(documents, "MAX_FILE_BYTES", 1000)
     (tmp_path / "big.txt").write_text("word " * 400, encoding="utf-8")

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from indexes.embeddings import load_onnx_encoder, minilm_path
+from resin.indexes.embeddings import load_onnx_encoder, minilm_path
 
 TEXTS = [
     "Who designed the Orrin Dam?",

@@ -5,15 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from evals import metrics
-from evals.data import (
+from resin.evals import metrics
+from resin.evals.data import (
     DataError,
     detect_format,
     load_dataset,
     sentence_index,
 )
-from evals.systems import SYSTEMS, parse_systems
-from indexes.documents import make_passages
+from resin.evals.systems import SYSTEMS, parse_systems
+from resin.indexes.documents import make_passages
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
@@ -238,7 +238,7 @@ def test_bad_input_is_named(tmp_path):
 # --- the runner, end to end with the fake model -------------------------------------------------
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
-    from evals.cli import main
+    from resin.evals.cli import main
 
     root = tmp_path_factory.mktemp("evalsmoke")
     data = _write_jsonl(root / "tiny.jsonl", hotpot_records())
@@ -272,7 +272,7 @@ def test_smoke_run_writes_every_report(smoke_run):
 
 
 def test_smoke_run_resumes_without_redoing_work(smoke_run):
-    from evals.cli import main
+    from resin.evals.cli import main
 
     out, argv = smoke_run
     before = {p.name: p.read_text() for p in (out / "results").glob("*.jsonl")}
@@ -284,7 +284,7 @@ def test_smoke_run_resumes_without_redoing_work(smoke_run):
 
 
 def test_answers_in_flight_at_once_give_the_rows_of_a_sequential_run(smoke_run, tmp_path):
-    from evals.cli import main
+    from resin.evals.cli import main
 
     out, argv = smoke_run
     again = tmp_path / "concurrent"
@@ -318,7 +318,7 @@ def test_loaders_on_the_shared_data():
 
 
 def test_an_unfinished_run_is_compared_on_the_questions_every_system_answered():
-    from evals.report import paired
+    from resin.evals.report import paired
 
     def row(qid, f1, error=""):
         return {
@@ -342,10 +342,10 @@ def test_an_unfinished_run_is_compared_on_the_questions_every_system_answered():
 
 
 def test_read_f1_scores_the_answer_with_its_supporting_sentences_not_the_sources():
-    from evals.data import Question
-    from evals.scoring import Corpus, score
-    from evals.systems import Outcome
-    from indexes.embeddings import make_embedder
+    from resin.evals.data import Question
+    from resin.evals.scoring import Corpus, score
+    from resin.evals.systems import Outcome
+    from resin.indexes.embeddings import make_embedder
 
     gold = "Silverfin stop spawning when the river water rises above 18 degrees in summer"
     message = (
@@ -369,8 +369,8 @@ def test_read_f1_scores_the_answer_with_its_supporting_sentences_not_the_sources
 def test_answer_mode_is_part_of_the_run_and_of_its_command(tmp_path):
     import argparse
 
-    from evals.cli import command_line, register
-    from evals.runner import RunConfig, fingerprint
+    from resin.evals.cli import command_line, register
+    from resin.evals.runner import RunConfig, fingerprint
 
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())

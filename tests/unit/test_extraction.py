@@ -1,9 +1,9 @@
 import json
 
-from indexes.documents import Document, make_passages
-from indexes.extraction import ExtractionOutput, extract_passage, match_sentences
+from resin.indexes.documents import Document, make_passages
+from resin.indexes.extraction import ExtractionOutput, extract_passage, match_sentences
+from resin.testing.chat import ScriptedChatModel
 from tests.conftest import units_json
-from tests.fakes import ScriptedChatModel
 
 TEXT = (
     "The Orrin Dam was designed by Hessa Varn. It was finished in 1911. "

@@ -11,17 +11,18 @@ import numpy as np
 import pytest
 from langchain_core.messages import HumanMessage
 
-from agent.answering import ShortAnswer, choice_format
-from agent.context import Context
-from agent.graph import graph
-from agent.nodes.rewrite import Referent
-from agent.state import Plan
-from evals.hash_embedder import HashEmbedder
-from indexes.documents import Document, Passage, make_passages
-from indexes.extraction import ExtractionOutput, extraction_messages
-from indexes.units import ReasoningUnit
-from prompts.structured import json_schema_format
-from tests.fakes import FakeIndex, ScriptedChatModel, heuristic_reply, rule_based, scripted
+from resin.agent.answering import ShortAnswer, choice_format
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.agent.nodes.rewrite import Referent
+from resin.agent.state import Plan
+from resin.evals.hash_embedder import HashEmbedder
+from resin.indexes.documents import Document, Passage, make_passages
+from resin.indexes.extraction import ExtractionOutput, extraction_messages
+from resin.indexes.units import ReasoningUnit
+from resin.prompts.structured import json_schema_format
+from resin.testing.chat import ScriptedChatModel, heuristic_reply, rule_based
+from tests.fakes import FakeIndex, scripted
 
 
 def reply(model, fmt, text="<question>Who?</question>"):
@@ -145,7 +146,7 @@ def test_the_fake_index_answers_the_typed_reads_as_a_real_index_does():
 def test_the_graph_reads_hop_by_hop_on_the_fake_index(monkeypatch):
     """Planning, both hops and compose, with no store or model on disk: the parse plans."""
     index = film_index()
-    monkeypatch.setattr("agent.resources.open_index", lambda *a, **k: index)
+    monkeypatch.setattr("resin.agent.resources.open_index", lambda *a, **k: index)
     ctx = Context(index_path="fake-index", plan_model="parsed", answer_mode="ranked")
     question = {"question": "Where was the director of Glass Harbor born?"}
     events = list(graph.stream(question, context=ctx, stream_mode=["custom", "values"]))

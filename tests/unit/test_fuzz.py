@@ -18,14 +18,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.answering import NOT_FOUND, answer_from_passages, render_passages
-from agent.candidates import AnswerEvidence
-from agent.questions import Question
-from agent.repetition import cut_repetition
-from evals.hash_embedder import HashEmbedder
-from evals.hostile import fence_breaks, fenced_bodies, grounding_violations
-from indexes.build import Builder
-from indexes.documents import (
+from resin.agent.answering import NOT_FOUND, answer_from_passages, render_passages
+from resin.agent.candidates import AnswerEvidence
+from resin.agent.questions import Question
+from resin.agent.repetition import cut_repetition
+from resin.evals.hash_embedder import HashEmbedder
+from resin.evals.hostile import fence_breaks, fenced_bodies, grounding_violations
+from resin.indexes.build import Builder
+from resin.indexes.documents import (
     BAD_LINE,
     MAX_SENTENCE_CHARS,
     Document,
@@ -34,10 +34,10 @@ from indexes.documents import (
     make_passages,
     split_sentences,
 )
-from indexes.extraction import MAX_UNITS_PER_PASSAGE, extract_passage, extraction_messages
-from indexes.index import open_index
-from indexes.units import UNIT_KINDS
-from tests.fakes import ScriptedChatModel
+from resin.indexes.extraction import MAX_UNITS_PER_PASSAGE, extract_passage, extraction_messages
+from resin.indexes.index import open_index
+from resin.indexes.units import UNIT_KINDS
+from resin.testing.chat import ScriptedChatModel
 
 FUZZ = settings(
     max_examples=50,
@@ -203,7 +203,7 @@ def test_a_passage_with_tags_is_fenced_and_its_quotes_still_ground():
     assert fence_breaks(prompt, "passage", 1) == 0
     assert "&lt;/passage&gt;" in prompt and 'title="Tags &quot;quoted&quot; &lt;i&gt;"' in prompt
     # a model copying the fenced text (entities and all) still grounds in the original sentence
-    from tests.fakes import heuristic_reply
+    from resin.testing.chat import heuristic_reply
 
     result = extract_passage(ScriptedChatModel(responder=heuristic_reply), passage)
     assert result.ok and result.units
@@ -360,7 +360,7 @@ def test_a_build_with_a_fuzzed_model_stores_only_grounded_units(fuzz_index, doc_
     assert len(stored) == report.units
     hits = fuzz_index.vectors.get("units", stored)
     assert {h.id for h in hits} == set(stored)
-    from indexes.units import ReasoningUnit
+    from resin.indexes.units import ReasoningUnit
 
     units = [ReasoningUnit.model_validate_json(h.metadata["unit"]) for h in hits]
     assert grounding_violations(units, passage) == []

@@ -1,7 +1,7 @@
 import numpy as np
 
-from indexes.graph import EntityGraph
-from indexes.units import ReasoningUnit, entity_key
+from resin.indexes.graph import EntityGraph
+from resin.indexes.units import ReasoningUnit, entity_key
 
 
 def relation(subject, obj, pid="p1"):

@@ -7,8 +7,8 @@ from functools import partial
 import numpy as np
 import pytest
 
-from agent.context import Context
-from agent.hop_answer import (
+from resin.agent.context import Context
+from resin.agent.hop_answer import (
     FEATURES,
     HopAnswer,
     _linked,
@@ -18,12 +18,12 @@ from agent.hop_answer import (
     read_hop,
     spans_of,
 )
-from agent.relations import kin_frame
-from agent.state import Hop, HopResult
-from agent.typed_hop import read, resolve_typed
-from evals.fit_ranking import _fit_listwise
-from indexes.documents import Passage, Sentence
-from indexes.units import normalize
+from resin.agent.relations import kin_frame
+from resin.agent.state import Hop, HopResult
+from resin.agent.typed_hop import read, resolve_typed
+from resin.evals.fit_ranking import _fit_listwise
+from resin.indexes.documents import Passage, Sentence
+from resin.indexes.units import normalize
 from tests.fakes import FakeIndex
 
 BIRTH = (
@@ -223,7 +223,7 @@ def test_a_phrase_that_describes_a_name_gives_way_to_the_name():
 
 
 def test_a_comparison_names_the_option_its_hop_asked_about():
-    from agent.hop_compute import compute
+    from resin.agent.hop_compute import compute
 
     def dated(hop: int, subject: str, when: str) -> HopResult:
         return HopResult(hop=hop, query="", status="resolved", subject=subject, answer=when)

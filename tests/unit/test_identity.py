@@ -3,10 +3,10 @@
 import json
 import shutil
 
-from indexes.build import Builder
-from indexes.documents import load_documents
+from resin.indexes.build import Builder
+from resin.indexes.documents import load_documents
+from resin.tools.retrieval import units_by_id
 from tests.conftest import SAMPLE_DOCS
-from tools.retrieval import units_by_id
 
 
 def unit_rows(index, doc_id):
@@ -42,7 +42,7 @@ def test_a_copy_indexed_as_new_then_deleted_leaves_the_original_intact(
 
 
 def test_the_same_files_from_one_folder_up_are_skipped_and_named(tmp_path, capsys):
-    from resin_cli import main
+    from resin.cli import main
 
     root = tmp_path / "corpus"
     shutil.copytree(SAMPLE_DOCS, root / "docs")

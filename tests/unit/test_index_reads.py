@@ -5,13 +5,21 @@ import typing
 
 import pytest
 
-from indexes.base import CatalogStore, DocumentRecord, Entity, GraphStore, Link, Step, VectorIndex
-from indexes.catalog import Catalog
-from indexes.documents import Passage
-from indexes.graph import EntityGraph
-from indexes.index import IndexNotFoundError, close_indexes, open_index
-from indexes.stores import ChromaIndex
-from indexes.units import ReasoningUnit, entity_key
+from resin.indexes.base import (
+    CatalogStore,
+    DocumentRecord,
+    Entity,
+    GraphStore,
+    Link,
+    Step,
+    VectorIndex,
+)
+from resin.indexes.catalog import Catalog
+from resin.indexes.documents import Passage
+from resin.indexes.graph import EntityGraph
+from resin.indexes.index import IndexNotFoundError, close_indexes, open_index
+from resin.indexes.stores import ChromaIndex
+from resin.indexes.units import ReasoningUnit, entity_key
 
 
 @pytest.fixture
@@ -109,7 +117,7 @@ def test_one_opener_resolves_a_relative_path_from_the_working_directory_and_shar
 def test_chat_keeps_its_threads_beside_the_index_its_relative_path_names(
     sample_index, tmp_path, monkeypatch
 ):
-    from resin_cli import main
+    from resin.cli import main
 
     shutil.copytree(sample_index, tmp_path / "idx")
     monkeypatch.chdir(tmp_path)

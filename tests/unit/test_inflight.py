@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from indexes.inflight import ordered_map
+from resin.indexes.inflight import ordered_map
 
 
 def test_results_come_in_input_order_with_at_most_n_calls_at_once():

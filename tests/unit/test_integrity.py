@@ -10,16 +10,16 @@ import shutil
 
 import pytest
 
-from agent.context import Context
-from agent.graph import graph
-from agent.llm import register_chat_model
-from evals.crash import compare, snapshot
-from indexes.build import Builder
-from indexes.documents import load_documents
-from indexes.index import close_indexes
-from indexes.integrity import check_index
-from indexes.maintenance import corrupt
-from resin_cli import main
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.agent.llm import register_chat_model
+from resin.cli import main
+from resin.evals.crash import compare, snapshot
+from resin.indexes.build import Builder
+from resin.indexes.documents import load_documents
+from resin.indexes.index import close_indexes
+from resin.indexes.integrity import check_index
+from resin.indexes.maintenance import corrupt
 from tests.conftest import SAMPLE_DOCS
 from tests.fakes import scripted
 
@@ -27,7 +27,7 @@ from tests.fakes import scripted
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory, embedder, nlp_extractor):
     """A clean index of a copy of the sample corpus (its sources stay where they were read)."""
-    from indexes.index import open_index
+    from resin.indexes.index import open_index
 
     root = tmp_path_factory.mktemp("integrity")
     shutil.copytree(SAMPLE_DOCS, root / "docs")

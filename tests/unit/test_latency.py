@@ -5,19 +5,22 @@ import re
 
 import pytest
 
-from agent.context import Context
-from agent.llm import register_chat_model
-from agent.nodes.plan import EMBEDDED_VALID_PLANS, planner
-from agent.nodes.resolve_hop import (
+from resin.agent.context import Context
+from resin.agent.llm import register_chat_model
+from resin.agent.nodes.plan import EMBEDDED_VALID_PLANS, planner
+from resin.agent.nodes.resolve_hop import (
     BRIDGE_PROMPT_TOKENS,
     bridge_evidence,
     bridge_messages,
     bridge_value,
 )
-from agent.state import Evidence, Hop
-from resin_cli import main
+from resin.agent.state import Evidence, Hop
+from resin.cli import main
+from resin.testing.chat import ScriptedChatModel
 from tests.conftest import QUESTION
-from tests.fakes import ScriptedChatModel, scripted
+
+# A registered name that reads as a local GGUF: `auto` must plan structurally for it.
+from tests.fakes import scripted
 
 # A registered name that reads as a local GGUF: `auto` must plan structurally for it.
 LOCAL_GGUF = "gguf:/models/scripted-local.gguf"
@@ -94,7 +97,7 @@ def test_stage_seconds_in_the_stream_events_and_in_ask_output(sample_index, caps
 
 
 def test_every_stage_event_carries_its_own_seconds(sample_index):
-    from agent.graph import graph
+    from resin.agent.graph import graph
 
     register_chat_model("scripted-events", scripted())
     ctx = Context(
@@ -117,7 +120,7 @@ def test_every_stage_event_carries_its_own_seconds(sample_index):
 
 def smollm2_tokens(text: str) -> int:
     """Tokens of `text` by the embedded model's own tokenizer."""
-    from agent.llm.llama_cpp import ChatLlamaCpp, smollm2_path
+    from resin.agent.llm.llama_cpp import ChatLlamaCpp, smollm2_path
 
     return ChatLlamaCpp(model_path=str(smollm2_path())).count_tokens(text)
 
@@ -171,9 +174,9 @@ def test_a_structured_call_falls_back_to_json_object_when_a_server_refuses_json_
     """llama.cpp's server refuses json_schema; a client streaming the graph streams every call."""
     from langchain_core.messages import HumanMessage
 
-    from agent.answering import choice_format, structured_call
-    from agent.llm import make_chat_model
-    from evals.faults import FaultyServer
+    from resin.agent.answering import choice_format, structured_call
+    from resin.agent.llm import make_chat_model
+    from resin.evals.faults import FaultyServer
 
     with FaultyServer() as server:
         server.refuse_json_schema = True

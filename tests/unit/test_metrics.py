@@ -2,7 +2,7 @@
 
 import pytest
 
-from evals import metrics
+from resin.evals import metrics
 
 
 @pytest.mark.parametrize(

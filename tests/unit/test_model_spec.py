@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.context import Context
-from agent.llm import ModelSpec, ModelSpecError, registered_chat_model
-from agent.nodes.plan import planner
-from tests.fakes import ScriptedChatModel
+from resin.agent.context import Context
+from resin.agent.llm import ModelSpec, ModelSpecError, registered_chat_model
+from resin.agent.nodes.plan import planner
+from resin.testing.chat import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,7 +90,7 @@ def test_an_unknown_answer_mode_is_refused():
 def test_production_code_offers_no_fake_model():
     """Outside the tests nothing registers `fake`: `resin ask` names it unknown, before the index."""
     run = subprocess.run(
-        [sys.executable, "-m", "resin_cli", "ask", "Who?", "--model", "fake", "--index", "none"],
+        [sys.executable, "-m", "resin.cli", "ask", "Who?", "--model", "fake", "--index", "none"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from indexes.build import Builder
-from indexes.documents import Document, Passage, Sentence, load_documents, make_passages
-from indexes.nlp_extraction import INSTALL_HINT, NlpUnavailableError, load_pipeline
-from indexes.units import ReasoningUnit, claim_key, entity_key, normalize
+from resin.indexes.build import Builder
+from resin.indexes.documents import Document, Passage, Sentence, load_documents, make_passages
+from resin.indexes.nlp_extraction import INSTALL_HINT, NlpUnavailableError, load_pipeline
+from resin.indexes.units import ReasoningUnit, claim_key, entity_key, normalize
+from resin.testing.chat import ScriptedChatModel
+from resin.tools.retrieval import traverse_chains
 from tests.conftest import SAMPLE_DOCS, units_json
-from tests.fakes import ScriptedChatModel
-from tools.retrieval import traverse_chains
 
 TEXT = (
     "Hessa Varn, a civil engineer, was born in 1919 in Lindmoor. "
@@ -146,7 +146,7 @@ def test_unreadable_passage_is_skipped_with_a_reason(nlp_extractor, text, reason
 
 
 def test_missing_pipeline_names_both_install_routes(monkeypatch):
-    import indexes.nlp_extraction as nlp_module
+    import resin.indexes.nlp_extraction as nlp_module
 
     monkeypatch.setattr(nlp_module, "PIPELINE_PACKAGES", ("no_such_pipeline_pkg",))
     load_pipeline.cache_clear()
@@ -240,7 +240,7 @@ def test_unreadable_document_loses_nothing_indexed(open_index, nlp_extractor):
 
 
 def test_cli_indexes_with_the_parser_by_default(tmp_path, capsys):
-    from resin_cli import main
+    from resin.cli import main
 
     assert main(["index", str(SAMPLE_DOCS), "--index", str(tmp_path / "ix")]) == 0
     out = capsys.readouterr().out

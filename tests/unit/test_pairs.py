@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from evals.fit_pairs import fit, pair_example
-from indexes.units import ReasoningUnit
+from resin.evals.fit_pairs import fit, pair_example
+from resin.indexes.units import ReasoningUnit
+from resin.tools.pairs import WEIGHTS_FILE, PairWeights, best_pair, pair_weights, paired_passages
+from resin.tools.retrieval import search_passages
 from tests.fakes import FakeIndex
-from tools.pairs import WEIGHTS_FILE, PairWeights, best_pair, pair_weights, paired_passages
-from tools.retrieval import search_passages
 
 TITLES = {"a": "orrin dam", "b": "hessa varn", "c": "tessel river"}
 
@@ -61,7 +61,7 @@ def test_paired_passages_bring_the_bridge_page_into_the_first_two():
 
 def test_the_shipped_weights_were_fit_by_the_command_they_name():
     shipped = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
-    assert shipped["command"].startswith("python -m evals.fit_pairs")
+    assert shipped["command"].startswith("python -m resin.evals.fit_pairs")
     assert pair_weights() == PairWeights(shipped["link"], shipped["named"])
     assert all(
         row["pair_recall_at_2"] >= row["dense_recall_at_2"]

@@ -2,16 +2,16 @@
 
 import pytest
 
-from agent.llm import (
+from resin.agent.llm import (
     ModelSpecError,
     make_chat_model,
     register_chat_model,
     registered_chat_model,
     unregister_chat_model,
 )
-from indexes.index import IndexNotFoundError, open_index
-from indexes.lexical import word_runs
-from tests.fakes import ScriptedChatModel, heuristic_reply
+from resin.indexes.index import IndexNotFoundError, open_index
+from resin.indexes.lexical import word_runs
+from resin.testing.chat import ScriptedChatModel, heuristic_reply
 
 
 def test_a_registered_model_is_served_by_name_until_it_is_unregistered():

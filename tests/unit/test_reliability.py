@@ -17,16 +17,16 @@ import re
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agent.context import Context
-from agent.graph import builder, graph
-from agent.llm import register_chat_model
-from agent.nodes.resolve_hop import bridge_value
-from agent.resources import get_index
-from agent.state import Evidence, Hop
-from evals.checks.common import build_sample_index, open_files, rss_mb
-from evals.checks.concurrent_load import concurrent_questions, leaks, run_concurrently
-from evals.doctor import register, run, run_doctor
-from evals.hostile import (
+from resin.agent.context import Context
+from resin.agent.graph import builder, graph
+from resin.agent.llm import register_chat_model
+from resin.agent.nodes.resolve_hop import bridge_value
+from resin.agent.resources import get_index
+from resin.agent.state import Evidence, Hop
+from resin.evals.checks.common import build_sample_index, open_files, rss_mb
+from resin.evals.checks.concurrent_load import concurrent_questions, leaks, run_concurrently
+from resin.evals.doctor import register, run, run_doctor
+from resin.evals.hostile import (
     HOSTILE_DOCS,
     HOSTILE_MARKERS,
     fence_breaks,
@@ -34,16 +34,16 @@ from evals.hostile import (
     hostile_questions,
     schema_of,
 )
-from indexes.documents import Document, make_passages
-from indexes.extraction import extraction_messages
-from indexes.index import close_indexes
-from indexes.units import UNIT_KINDS
-from tests.fakes import ScriptedChatModel, ToolCallingModel, heuristic_reply
-from tools.entities import units_about
-from tools.retrieval import search_units
+from resin.indexes.documents import Document, make_passages
+from resin.indexes.extraction import extraction_messages
+from resin.indexes.index import close_indexes
+from resin.indexes.units import UNIT_KINDS
+from resin.testing.chat import ScriptedChatModel, ToolCallingModel, heuristic_reply
+from resin.tools.entities import units_about
+from resin.tools.retrieval import search_units
 
-# `agent.nodes` re-exports the node functions under the module names: fetch the module itself
-resolve_hop_module = importlib.import_module("agent.nodes.resolve_hop")
+# `resin.agent.nodes` re-exports the node functions under the module names: fetch the module itself
+resolve_hop_module = importlib.import_module("resin.agent.nodes.resolve_hop")
 
 
 # --- hostile documents --------------------------------------------------------------------------

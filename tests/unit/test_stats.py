@@ -1,9 +1,9 @@
 """`resin stats` figures add up: the grounded share is of the passages indexed now, never over 1."""
 
-from indexes.build import Builder
-from indexes.documents import SECTION_BREAK, Document, load_documents
+from resin.indexes.build import Builder
+from resin.indexes.documents import SECTION_BREAK, Document, load_documents
+from resin.testing.chat import ScriptedChatModel
 from tests.conftest import SAMPLE_DOCS, units_json
-from tests.fakes import ScriptedChatModel
 
 
 def share(index) -> tuple[float | None, int, int]:
@@ -62,7 +62,7 @@ def test_the_share_counts_dropped_proposals_of_the_passages_indexed_now(open_ind
     builder.run([Document("twice", "Dam 1", SECTION_BREAK.join([text, text]))])
     assert share(index) == (0.5, 4, 4)
 
-    from resin_cli import main
+    from resin.cli import main
 
     index.close()
     assert main(["stats", "--index", str(index.config.path)]) == 0

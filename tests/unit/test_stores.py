@@ -3,11 +3,11 @@
 
 import pytest
 
-from agent.context import Context
-from agent.graph import graph
-from indexes.build import Builder
-from indexes.index import IndexNotFoundError, close_indexes
-from indexes.stores import COLLECTIONS, StoreMissingError, collection_names
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.indexes.build import Builder
+from resin.indexes.index import IndexNotFoundError, close_indexes
+from resin.indexes.stores import COLLECTIONS, StoreMissingError, collection_names
 from tests.conftest import DOCS, make_legacy
 
 
@@ -64,7 +64,7 @@ def test_the_graph_refuses_a_mistyped_index_path_naming_where_it_looked(tmp_path
 def test_cli_readers_name_the_missing_index_and_make_no_folder(
     tmp_path, monkeypatch, capsys, command
 ):
-    from resin_cli import main
+    from resin.cli import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("sys.stdin", open("/dev/null"))  # noqa: SIM115 - chat reads a line

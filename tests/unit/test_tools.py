@@ -1,10 +1,10 @@
 import pytest
 
-from indexes.build import Builder
+from resin.indexes.build import Builder
+from resin.testing.chat import ScriptedChatModel, heuristic_reply
+from resin.tools import make_tools
+from resin.tools.retrieval import traverse_chains
 from tests.conftest import DOCS
-from tests.fakes import ScriptedChatModel, heuristic_reply
-from tools import make_tools
-from tools.retrieval import traverse_chains
 
 
 def test_tools_return_typed_results_bound_to_the_index(open_index):
@@ -33,7 +33,7 @@ def test_tools_return_typed_results_bound_to_the_index(open_index):
 
 
 def test_bridge_entities_cross_to_the_passages_of_named_entities(open_index):
-    from tools.entities import bridge_entities, named_in
+    from resin.tools.entities import bridge_entities, named_in
 
     index = open_index()
     Builder(index, None).run(DOCS)  # structural index: mentions alone carry the bridge
@@ -49,8 +49,8 @@ def test_bridge_entities_cross_to_the_passages_of_named_entities(open_index):
 
 
 def test_common_names_are_ranked_among_the_querys_neighbours(open_index, monkeypatch):
-    import indexes.reads as reads
-    import tools.entities as entities
+    import resin.indexes.reads as reads
+    import resin.tools.entities as entities
 
     index = open_index()
     Builder(index, ScriptedChatModel(responder=heuristic_reply)).run(DOCS)

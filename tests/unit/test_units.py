@@ -1,7 +1,7 @@
 import pytest
 from pydantic import ValidationError
 
-from indexes.units import ReasoningUnit, entity_key
+from resin.indexes.units import ReasoningUnit, entity_key
 
 EVIDENCE = "The Orrin Dam was designed by Hessa Varn."
 

@@ -59,7 +59,7 @@ def stream_answer(
     Warnings (a failing plan model) go to stderr even when progress is not shown. Returns the final
     state with `timings`: seconds per stage, to the first answer token and in all.
     """
-    from agent.trace import StageClock, rewritten
+    from resin.agent.trace import StageClock, rewritten
 
     out = out or sys.stdout
     final: dict[str, Any] = {}
@@ -95,7 +95,7 @@ def stream_answer(
 
 def _progress_line(event: dict[str, Any], hops: int) -> str:
     """One stderr line per progress event; `hops` is the plan's size so far."""
-    from agent.trace import rewritten
+    from resin.agent.trace import rewritten
 
     kind = event.get("event")
     if kind == "plan":
@@ -130,7 +130,7 @@ def _progress_line(event: dict[str, Any], hops: int) -> str:
 
 def last_turns(messages: list[Any], turns: int = 3) -> str:
     """A resumed thread's last turns: each question and the first line of its answer."""
-    from agent.nodes.common import first_line
+    from resin.agent.nodes.common import first_line
 
     lines = [
         f"{'you' if m.type == 'human' else 'resin'}> {first_line(m.content)}" for m in messages

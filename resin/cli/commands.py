@@ -1,6 +1,6 @@
 """The `resin` subcommands that index, inspect and ask: one function per subcommand.
 
-Each takes the parsed arguments and returns the exit status; `resin_cli.build_parser` wires them
+Each takes the parsed arguments and returns the exit status; `resin.cli.build_parser` wires them
 to their arguments. Heavy modules (the graph, the builder, the models) are imported inside the
 command that needs them, so that parsing the arguments loads none of them.
 """
@@ -14,8 +14,8 @@ import sys
 from collections import Counter
 from typing import Any
 
-from agent import SAMPLE_DIR
-from resin_cli.render import last_turns, progress_bar, stream_answer
+from resin.agent import SAMPLE_DIR
+from resin.cli.render import last_turns, progress_bar, stream_answer
 
 
 def index_of(
@@ -25,7 +25,7 @@ def index_of(
 
     Only `resin index` creates one (`create`): a mistyped --index elsewhere is an error.
     """
-    from indexes.index import open_index
+    from resin.indexes.index import open_index
 
     return open_index(
         args.index,
@@ -44,17 +44,17 @@ def _database(args: argparse.Namespace) -> str | None:
 
     `resin chat --database` names where its threads go: its index's comes from the environment.
     """
-    from resin_cli.checkpoints import DATABASE_ENV
+    from resin.cli.checkpoints import DATABASE_ENV
 
     return getattr(args, "index_database", None) or os.environ.get(DATABASE_ENV) or None
 
 
 def cmd_index(args: argparse.Namespace) -> int:
     """Add, replace or delete documents."""
-    from agent.llm import default_concurrency, make_chat_model
-    from indexes.build import Builder, extractors
-    from indexes.documents import BAD_LINE, load_documents
-    from indexes.locks import IndexBusyError
+    from resin.agent.llm import default_concurrency, make_chat_model
+    from resin.indexes.build import Builder, extractors
+    from resin.indexes.documents import BAD_LINE, load_documents
+    from resin.indexes.locks import IndexBusyError
 
     check, repair = getattr(args, "check", False), getattr(args, "repair", False)
     if check and (args.paths or args.delete or repair):
@@ -66,7 +66,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if check:
         return _check_index(args)
     if getattr(args, "migrate_to", None):
-        from resin_cli.migration import migrate_index
+        from resin.cli.migration import migrate_index
 
         return migrate_index(args)
     # Read the files first: paths that give nothing to index must not leave an empty index.
@@ -179,7 +179,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def _check_index(args: argparse.Namespace) -> int:
     """`resin index --check`: 0 when the catalog, Chroma and the graph agree, else 1."""
-    from indexes.integrity import check_index
+    from resin.indexes.integrity import check_index
 
     index = index_of(args, checking=True)
     try:
@@ -195,9 +195,9 @@ def _check_index(args: argparse.Namespace) -> int:
 
 def _repair_index(index: Any, wait: bool, on_wait: Any) -> int:
     """`resin index --repair`: mend the index, then check it; 0 when it is consistent."""
-    from indexes.build import Builder
-    from indexes.integrity import check_index, repair_index
-    from indexes.nlp_extraction import NlpExtractor
+    from resin.indexes.build import Builder
+    from resin.indexes.integrity import check_index, repair_index
+    from resin.indexes.nlp_extraction import NlpExtractor
 
     # no model: a repair reads the extraction cache, and parses what the cache lacks
     builder = Builder(index, None, nlp=NlpExtractor(), wait=wait, on_wait=on_wait)
@@ -244,8 +244,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def _context(args: argparse.Namespace) -> Any:
-    from agent.context import Context
-    from agent.llm import DEFAULT_CHAT_SPEC, ModelSpec
+    from resin.agent.context import Context
+    from resin.agent.llm import DEFAULT_CHAT_SPEC, ModelSpec
 
     for spec in (args.model, args.hop_model, args.compose_model):
         ModelSpec.parse(spec)  # a mistyped spec is named now, not after the index is loaded
@@ -269,9 +269,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     With --trace, progress lines on stderr while it runs and the trace after the answer.
     """
-    from agent.graph import graph
-    from agent.resources import get_index
-    from agent.trace import dumps, render_trace, write_chains
+    from resin.agent.graph import graph
+    from resin.agent.resources import get_index
+    from resin.agent.trace import PICTURE_SUFFIXES, dumps, pyplot, render_trace, write_chains
 
     if args.chains and not args.chains.parent.is_dir():
         print(
@@ -279,6 +279,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.chains and args.chains.suffix.lower() in PICTURE_SUFFIXES:
+        pyplot()  # no extra, no picture: refused before answering
     ctx = _context(args)
     index = get_index(ctx)
     if index.stats()["passages"] == 0:
@@ -313,9 +315,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
     """
     from langchain_core.messages import HumanMessage
 
-    from agent.graph import builder
-    from agent.resources import get_index
-    from resin_cli.checkpoints import DATABASE_ENV, DatabaseError, chat_checkpointer
+    from resin.agent.graph import builder
+    from resin.agent.resources import get_index
+    from resin.cli.checkpoints import DATABASE_ENV, DatabaseError, chat_checkpointer
 
     ctx = _context(args)
     # no index, no conversation: and no chat.sqlite left in a mistyped folder
@@ -363,7 +365,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     status = cmd_index(args)
     if status not in (0, 1):
         return status
-    from agent.graph import graph
+    from resin.agent.graph import graph
 
     ctx = _context(args)
     questions = [
@@ -387,8 +389,8 @@ def cmd_serve_model(args: argparse.Namespace) -> int:
     """Serve a GGUF over HTTP, the OpenAI way, with parallel slots, until Ctrl-C."""
     import threading
 
-    from agent.llm import gguf_path
-    from agent.llm.llama_cpp import llama_slots, serve_gguf
+    from resin.agent.llm import gguf_path
+    from resin.agent.llm.llama_cpp import llama_slots, serve_gguf
 
     path = gguf_path(args.model)
     slots = args.slots or llama_slots()

@@ -8,9 +8,11 @@ import sys
 
 def migrate_index(args: argparse.Namespace) -> int:
     """Copy the --index folder's index into PostgreSQL and the --chroma-host server."""
-    from indexes.index import open_index
-    from indexes.pg_migrate import migrate_to
-    from indexes.pg_schema import shown_url
+    from resin.indexes.database import require_driver, shown_url
+    from resin.indexes.index import open_index
+
+    require_driver()
+    from resin.indexes.pg_migrate import migrate_to
 
     if args.paths or args.delete or getattr(args, "repair", False):
         print(

@@ -12,14 +12,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from indexes.pg_schema import shown_url
+from resin.indexes.database import DatabaseError, require_driver, shown_url
 
 DATABASE_ENV = "RESIN_DATABASE_URL"
 CONNECT_SECONDS = 10
-
-
-class DatabaseError(Exception):
-    """The chat's database is no PostgreSQL URL, cannot be reached, or failed during a turn."""
 
 
 @contextmanager
@@ -30,7 +26,7 @@ def chat_checkpointer(index: Path, database: str | None) -> Iterator[Any]:
 
         from langgraph.checkpoint.sqlite import SqliteSaver
 
-        from agent.state import checkpoint_serializer
+        from resin.agent.state import checkpoint_serializer
 
         conn = sqlite3.connect(index / "chat.sqlite", check_same_thread=False)
         try:
@@ -45,12 +41,13 @@ def chat_checkpointer(index: Path, database: str | None) -> Iterator[Any]:
 @contextmanager
 def postgres_saver(database: str) -> Iterator[Any]:
     """A PostgresSaver on a one-connection pool, its tables set up (once, under a lock)."""
+    require_driver()
     import psycopg
     from langgraph.checkpoint.postgres import PostgresSaver
     from psycopg.rows import DictRow, dict_row
     from psycopg_pool import ConnectionPool
 
-    from agent.state import checkpoint_serializer
+    from resin.agent.state import checkpoint_serializer
 
     if urlsplit(database).scheme not in ("postgresql", "postgres"):
         raise DatabaseError(

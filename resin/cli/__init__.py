@@ -1,9 +1,9 @@
 """The `resin` command: index documents, inspect the index, ask questions, run evaluations.
 
 The CLI package, above every package: it imports the agent, the index and evals, and none of
-them imports it. Here the parser and `main`; the subcommands in `resin_cli.commands`, what they
-print while they run in `resin_cli.render`. `resin eval` and `resin doctor` are registered from
-evals/ (`evals.cli.register`, `evals.doctor.register`).
+them imports it. Here the parser and `main`; the subcommands in `resin.cli.commands`, what they
+print while they run in `resin.cli.render`. `resin eval` and `resin doctor` are registered from
+evals/ (`resin.evals.cli.register`, `resin.evals.doctor.register`).
 """
 
 from __future__ import annotations
@@ -14,11 +14,8 @@ import os
 import sys
 from pathlib import Path
 
-from agent.llm.spec import ANSWER_MODES, DEFAULT_CHAT_SPEC
-from indexes.documents import DEFAULT_PASSAGE_CHARS
-from indexes.embeddings import DEFAULT_EMBEDDER_SPEC
-from indexes.graph import DEFAULT_MERGE_THRESHOLD
-from resin_cli.commands import (
+from resin.agent.llm.spec import ANSWER_MODES, DEFAULT_CHAT_SPEC
+from resin.cli.commands import (
     cmd_ask,
     cmd_chat,
     cmd_demo,
@@ -26,6 +23,9 @@ from resin_cli.commands import (
     cmd_serve_model,
     cmd_stats,
 )
+from resin.indexes.documents import DEFAULT_PASSAGE_CHARS
+from resin.indexes.embeddings import DEFAULT_EMBEDDER_SPEC
+from resin.indexes.graph import DEFAULT_MERGE_THRESHOLD
 
 # Offline by default: no telemetry, no hub look-ups.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -98,7 +98,7 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_extract_arg(parser: argparse.ArgumentParser) -> None:
-    from indexes.build import EXTRACT_CHOICES
+    from resin.indexes.build import EXTRACT_CHOICES
 
     parser.add_argument(
         "--extract",
@@ -111,7 +111,7 @@ def _add_extract_arg(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    from evals.cli import add_concurrency_arg
+    from resin.evals.cli import add_concurrency_arg
 
     parser = argparse.ArgumentParser(
         prog="resin",
@@ -231,8 +231,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ctx", type=int, default=4096, help="context tokens per slot (default 4096)")
     p.set_defaults(func=cmd_serve_model)
 
-    from evals.cli import register as register_eval
-    from evals.doctor import register as register_doctor
+    from resin.evals.cli import register as register_eval
+    from resin.evals.doctor import register as register_doctor
 
     register_eval(sub)
     register_doctor(sub)
@@ -241,12 +241,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `resin` console script."""
-    from agent.llm import ModelBackendError
-    from indexes.documents import DocumentError
-    from indexes.index import IndexMismatchError, IndexNotFoundError
-    from indexes.nlp_extraction import NlpUnavailableError
-    from indexes.pg_schema import DatabaseError
-    from indexes.stores import StoreError, StoreMissingError, store_failure, store_failures
+    from resin.agent.llm import ModelBackendError
+    from resin.indexes.database import DatabaseError
+    from resin.indexes.documents import DocumentError
+    from resin.indexes.index import IndexMismatchError, IndexNotFoundError
+    from resin.indexes.nlp_extraction import NlpUnavailableError
+    from resin.indexes.stores import StoreError, StoreMissingError, store_failure, store_failures
 
     args = build_parser().parse_args(argv)
     if not sys.stderr.isatty():

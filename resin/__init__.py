@@ -1,0 +1,1 @@
+"""resin: hop-wise multi-hop question answering over your own documents."""

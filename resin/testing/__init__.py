@@ -1,0 +1,7 @@
+"""Test doubles for apps that embed resin and for resin's own checks: no model, no network.
+
+`resin.testing.chat` holds scripted chat models (register one with
+`resin.agent.llm.register_chat_model` to run the graph with no model), and
+`resin.testing.processes` runs a server process on loopback until a block ends.
+Nothing in resin's agent, tools or indexes imports this package.
+"""

@@ -1,0 +1,42 @@
+"""Run a server process on loopback until a block ends: for checks, benchmarks and tests."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any
+
+__all__ = ["running"]
+
+
+@contextmanager
+def running(
+    cmd: list[str], ready_url: str, timeout: float = 120.0, log: IO[Any] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Run `cmd` until the block ends; wait until `ready_url` answers 200."""
+    proc = subprocess.Popen(cmd, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{cmd[0]} exited with {proc.returncode} before it was ready")
+            try:
+                with urllib.request.urlopen(ready_url, timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{ready_url} did not answer within {timeout}s")
+            time.sleep(0.5)
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
