@@ -178,7 +178,8 @@ class OutputState(TypedDict, total=False):
     `answer` is the short answer alone ("" when the question could not be read); the chat
     message in `messages` adds the supporting sentences and a Sources list. `notes` says what was
     skipped, cut, rewritten or fallen back on in this run; `plan_source` whether the plan
-    model's plan was used and `plan_reason` which planner ran and why.
+    model's plan was used and `plan_reason` which planner ran and why. `results` holds each
+    hop's own answer (or why it has none), by hop id.
     """
 
     question: str
@@ -190,6 +191,7 @@ class OutputState(TypedDict, total=False):
     plan: list[Hop]
     plan_source: PlanSource
     plan_reason: str
+    results: dict[int, HopResult]
     evidence: list[Evidence]
     chains: list[Chain]
     usage: list[dict[str, int | str]]

@@ -11,7 +11,8 @@ the sample), then streams every question through the agent as `resin ask` does. 
 wall seconds of plan, hops and compose (`resin.agent.trace.StageClock`), the answering call's own
 llama.cpp seconds where the backend reports them, time to the first answer token, and in all;
 EM/F1 of the short answer. Prints (and with --out writes) a markdown table of p50/p95 per stage,
-the figures that matter, the load average and the command. Target (issue 18): p50 ≤ 10 s,
+the figures that matter and the load average, under the header of
+`resin.evals.provenance` (date, commit, machine, command). Target (issue 18): p50 ≤ 10 s,
 p95 ≤ 20 s, first token p50 ≤ 6 s, on a quiet CPU.
 
 The server form needs the loopback llama.cpp server with the embedded GGUF running first:
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from resin.agent.llm import ANSWER_MODES, DEFAULT_CHAT_SPEC, make_chat_model
 from resin.agent.trace import StageClock
 from resin.evals import metrics
 from resin.evals.data import Question, load_dataset
+from resin.evals.provenance import command_of
 from resin.evals.report import machine_settings, publish
 from resin.indexes.build import Builder, extractors
 from resin.indexes.index import open_index
@@ -165,7 +166,6 @@ def main() -> None:
         total = rows[-1]["seconds"]["total"]
         print(f"[{i}/{len(sampled)}] {total:.2f} s", file=sys.stderr, flush=True)
     settings = {
-        "command": f"`python -m resin.evals.bench_latency {shlex.join(sys.argv[1:])}`",
         "data": f"{HOTPOT.name}, {len(sampled)} questions sampled with seed {args.seed} "
         f"(as `resin eval --limit`), subset corpus of {len(data.documents)} passages, "
         f"--extract {args.extract}",
@@ -178,7 +178,7 @@ def main() -> None:
         **machine_settings(load_before),
     }
     report = table(rows, settings)
-    publish(report, rows, args.out, args.json)
+    publish(report, rows, args.out, args.json, command_of("resin.evals.bench_latency"))
 
 
 if __name__ == "__main__":

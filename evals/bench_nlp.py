@@ -2,6 +2,10 @@
 
     python -m resin.evals.bench_nlp --data ../shared/data/hotpotqa/hotpotqa_dev_300.jsonl --sample 50
     python -m resin.evals.bench_nlp --docs agent/sample/docs    # load + extract wall time only
+    python -m resin.evals.bench_nlp --out evals/results/nlp_extractor_bench.md
+
+`--out` writes the figures (not the sample, which quotes the benchmark) as a markdown report
+headed by date, commit, machine and command (`resin.evals.provenance`).
 
 Extraction only (no embedding, no index): the corpus the eval harness builds from the file, cut
 into the same passages. Reports
@@ -19,12 +23,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from resin.evals.data import load_dataset, sentence_index
+from resin.evals.provenance import command_of
+from resin.evals.report import machine_settings, publish
 from resin.indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
 from resin.indexes.nlp_extraction import NlpExtractor, load_pipeline
 from resin.indexes.units import ReasoningUnit, normalize
@@ -134,6 +142,46 @@ def run(data_path: str, sample: int, seed: int, limit: int | None) -> dict[str, 
     }
 
 
+def _escape_pipes(text: str) -> str:
+    """A table cell's text, its pipes escaped (the extractor key holds some)."""
+    return text.replace("|", "\\|")
+
+
+def markdown(report: dict[str, Any], settings: dict[str, str]) -> str:
+    """The report as markdown: settings, then one table of figures (no sample)."""
+    n = report["passages"]
+    kinds = ", ".join(
+        f"{kind} {count:,} ({count / n:.2f} per passage)"
+        for kind, count in report["units_by_kind"].items()
+    )
+    skipped = ", ".join(f"{why} {k}" for why, k in report["skipped"].items()) or "0"
+    named, any_unit = report["gold_with_named_unit"], report["gold_with_any_unit"]
+    rows = [
+        ("extractor", f"`{report['extractor']}`"),
+        ("passages / sentences", f"{n:,} / {report['sentences']:,}"),
+        (
+            "throughput",
+            f"**{report['passages_per_s']} passages/s**, {report['sentences_per_s']} sentences/s "
+            f"({report['seconds']} s)",
+        ),
+        ("model tokens", str(report["model_tokens"])),
+        ("passages skipped", skipped),
+        ("units", f"{report['units']:,} ({report['units_per_passage']} per passage)"),
+        ("units per kind", kinds),
+        ("pronoun subjects resolved", f"{report['resolved_pronoun_subjects']:,}"),
+        (
+            f"of the {report['gold_sentences']} gold supporting sentences: with ≥ 1 unit whose "
+            "subject or object holds a named entity of the sentence",
+            "—" if named is None else f"**{100 * named:.2f}%**",
+        ),
+        ("… with any unit", "—" if any_unit is None else f"{100 * any_unit:.2f}%"),
+    ]
+    lines = [f"- {k}: {v}" for k, v in settings.items()]
+    lines += ["", "| figure | value |", "|---|---|"]
+    lines += [f"| {k} | {_escape_pipes(v)} |" for k, v in rows]
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="../shared/data/hotpotqa/hotpotqa_dev_300.jsonl")
@@ -142,11 +190,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--docs", help="time a folder of documents instead (no coverage)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--out", type=Path, help="write the markdown report (no sample) here")
     args = parser.parse_args()
     if args.docs:
         print(json.dumps(time_folder(args.docs), indent=2))
         return
+    load_before = os.getloadavg()[0]
     report = run(args.data, args.sample, args.seed, args.limit)
+    if args.out:
+        limit = f", {args.limit} questions sampled with seed {args.seed}" if args.limit else ""
+        settings = {"data": f"`{args.data}`{limit}", **machine_settings(load_before)}
+        publish(
+            markdown(report, settings), None, args.out, None, command_of("resin.evals.bench_nlp")
+        )
+        return
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from resin.evals.postgres import free_port, postgres
+from resin.evals.provenance import command_of
 from resin.evals.report import machine_settings, publish
 
 CORPORA = ("sample", "hotpot")
@@ -467,7 +467,6 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="resin-bench-pg-") as tmp:
         results = [run_corpus(corpus, args, Path(tmp)) for corpus in args.corpus]
     settings = {
-        "command": f"`python -m resin.evals.bench_postgres {shlex.join(sys.argv[1:])}`",
         "builds": "`--extract nlp` (no model), each in a fresh process, spaCy and MiniLM loaded "
         "before the clock starts; queries: the `fake` model for every step, one warm-up question "
         "first",
@@ -475,7 +474,7 @@ def main() -> None:
         **machine_settings(load_before),
     }
     text = report(results, settings)
-    publish(text, results, args.out, args.json)
+    publish(text, results, args.out, args.json, command_of("resin.evals.bench_postgres"))
 
 
 if __name__ == "__main__":

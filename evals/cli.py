@@ -28,7 +28,8 @@ def add_concurrency_arg(parser: argparse.ArgumentParser) -> None:
         type=_positive,
         default=None,
         metavar="N",
-        help="model requests in flight at once (default 8 for openai: specs, 1 in-process)",
+        help="model requests in flight at once (default 8 for openai: specs, RESIN_LLAMA_SLOTS for a "
+        "local GGUF)",
     )
 
 
@@ -95,7 +96,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--answer-mode",
         choices=ANSWER_MODES,
         default="auto",
-        help="how every system reaches its short answer (README: How the short answer is reached)",
+        help="how every system reaches its short answer (docs/answering.md)",
     )
     p.add_argument(
         "--plan-model",

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any
 
 from resin.evals import metrics
 from resin.evals.data import Dataset
+from resin.evals.provenance import header_lines
 from resin.evals.systems import SYSTEMS
 
 
@@ -112,12 +112,13 @@ def _columns(data: Dataset) -> list[tuple[str, str]]:
 
 
 def summary_markdown(report: dict[str, Any], data: Dataset) -> str:
-    """summary.md: the run's settings in a few lines, then one table of systems × metrics."""
+    """summary.md: the header (date, commit, machine, command), settings, one table of systems."""
     run, build = report["run"], report["build"]
     cols = _columns(data)
     lines = [
         f"# resin eval: {data.name}",
         "",
+        *header_lines(run.get("command") or "(API call)"),
         f"- data: `{data.path}` ({data.format}), {len(data.questions)} questions"
         + (f" (seeded sample, seed {run['seed']})" if run.get("limit") else ""),
         f"- corpus: {len(data.documents)} documents → {build.get('corpus_passages')} passages "
@@ -135,7 +136,6 @@ def summary_markdown(report: dict[str, Any], data: Dataset) -> str:
         + f"; {build.get('units', 0)} units, {build.get('graph_edges', 0)} graph edges, "
         f"{build.get('extraction_tokens_per_1k_corpus_tokens', 0)} extraction tokens per 1K corpus "
         f"tokens ({build.get('corpus_tokenizer')})",
-        f"- command: `{run.get('command') or '(API call)'}`",
         "",
         "Rates are percentages; tokens are per question; latency is wall seconds per question "
         "(p50/p95), stages in ms (p50/p95). Definitions: evals/README.md.",
@@ -231,16 +231,18 @@ def plot(report: dict[str, Any], data: Dataset, path: Path) -> None:
 
 
 def machine_settings(load_before: float) -> dict[str, str]:
-    """A benchmark's last settings: the load it ran under (2 cores are easily shared) and when."""
+    """A benchmark's last setting: the load it ran under (2 cores are easily shared)."""
     return {
         "load average (1 min)": f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
         f"({os.cpu_count()} cores)",
-        "date": time.strftime("%Y-%m-%d %H:%M"),
     }
 
 
-def publish(text: str, figures: Any, out: Path | None, json_path: Path | None) -> None:
-    """Print a benchmark's report, and write it and its raw figures where they were asked for."""
+def publish(
+    text: str, figures: Any, out: Path | None, json_path: Path | None, command: str
+) -> None:
+    """Print a report headed by `header_lines(command)`; write it and its figures where asked."""
+    text = "\n".join([*header_lines(command), text])
     print(text)
     if out:
         out.write_text(text + "\n", encoding="utf-8")

@@ -240,12 +240,17 @@ def _decode(path: Path, data: bytes) -> str:
         raise DocumentError(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
 
 
-def _title_of(path: Path, text: str) -> tuple[str, str]:
-    """Take a leading Markdown heading as the title, else the file name."""
+def _heading(text: str) -> tuple[str, str] | None:
+    """A leading Markdown heading and the text after it, if the text opens with one."""
     lines = text.lstrip().splitlines()
     if lines and lines[0].startswith("#"):
         return lines[0].lstrip("#").strip(), "\n".join(lines[1:])
-    return stem_title(path), text
+    return None
+
+
+def _title_of(path: Path, text: str) -> tuple[str, str]:
+    """Take a leading Markdown heading as the title, else the file name."""
+    return _heading(text) or (stem_title(path), text)
 
 
 def _check_size(doc_id: str, source: str, text: str) -> None:
@@ -298,6 +303,23 @@ def read_file(
     if not body.strip():
         raise DocumentError(f"{path}: no text after the title", "empty")
     return [Document(id=doc_id, title=title, text=body, source=str(path))]
+
+
+def text_document(text: str, title: str | None = None, doc_id: str | None = None) -> Document:
+    """A document from a string: titled by its leading Markdown heading, else its opening words.
+
+    The id is the text's content hash unless given, so the same text indexed twice is one
+    document; a text with nothing to index is a `DocumentError`.
+    """
+    body = text
+    if title is None:
+        words = text.split()
+        title, body = _heading(text) or (" ".join(words[:8]) + (" …" * (len(words) > 8)), text)
+    doc_id = doc_id or f"text-{content_hash(title, body, length=12)}"
+    _check_size(doc_id, "text", body)
+    if not body.strip():
+        raise DocumentError(f"text {doc_id!r}: nothing to index", "empty")
+    return Document(id=doc_id, title=title, text=body, source="text")
 
 
 def stem_title(path: Path) -> str:

@@ -71,7 +71,7 @@ _SMALL_TALK = frozenset(
 
 
 # The embedded model's valid-plan rate, measured by evals/bench_plan.py (50 questions per set, seed
-# 0): the evidence behind `auto` planning structurally for it (README, "Planning").
+# 0): the evidence behind `auto` planning structurally for it (docs/answering.md).
 EMBEDDED_VALID_PLANS = {"HotpotQA": 14, "QASC": 10}
 
 

@@ -83,7 +83,7 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--plan-model",
         default=None,
-        help="model spec for planning, none (structural), or auto (default: see README)",
+        help="model spec for planning, none (structural), or auto (default: see docs/answering.md)",
     )
     parser.add_argument("--hop-model", default=None, help="model spec for hop bridge answers")
     parser.add_argument("--compose-model", default=None, help="model spec for the final answer")

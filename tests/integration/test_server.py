@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -10,6 +11,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_sync_client
 
+from resin.agent.brief import DESCRIPTION
 from resin.evals.checks.concurrent_load import concurrent_questions, run_concurrently
 from tests.integration.servers import ROOT, dev_server, tail
 
@@ -278,3 +280,58 @@ def test_two_turns_under_strict_msgpack_reload_no_blocked_type(tmp_path, sample_
     env = {"LANGGRAPH_STRICT_MSGPACK": "true"}
     with dev_server(tmp_path / "server.log", ROOT, env) as srv:
         two_turns_reload_no_unregistered_type(srv, sample_index)
+
+
+def mcp_post(server, **kwargs) -> httpx.Response:
+    """One message to the server's /mcp, with the Accept header Streamable HTTP asks for."""
+    headers = {"Accept": "application/json, text/event-stream"}
+    return httpx.post(f"{server.url}/mcp", headers=headers, timeout=RUN_DEADLINE, **kwargs)
+
+
+def rpc(method: str, params: dict | None = None, id_: int = 1) -> dict:
+    return {"jsonrpc": "2.0", "id": id_, "method": method, "params": params or {}}
+
+
+def test_an_mcp_client_gets_resin_s_description_and_a_compact_json_brief(server):
+    """Over /mcp: the tool says what resin does; a call answers JSON, not a repr of the state."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
+    init = mcp_post(server, json=rpc("initialize", hello))
+    assert init.status_code == 200, tail(server.log)
+    assert init.json()["result"]["protocolVersion"] == "2025-06-18"
+    assert init.json()["result"]["serverInfo"]["name"] == "resin"
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert mcp_post(server, json=initialized).status_code == 202
+
+    tools = mcp_post(server, json=rpc("tools/list", id_=2)).json()["result"]["tools"]
+    assert [t["name"] for t in tools] == ["resin"]
+    assert tools[0]["description"] == DESCRIPTION
+    assert not tools[0]["description"].startswith("Tool based on")
+
+    question = "Who designed the Orrin Dam?"
+    call = rpc("tools/call", {"name": "resin", "arguments": {"question": question}}, id_=3)
+    reply = mcp_post(server, json=call).json()
+    assert reply["id"] == 3
+    result = reply["result"]
+    assert not result.get("isError"), result
+    text = result["content"][0]["text"]
+    print(f"tools/call text ({len(text)} characters): {text}")
+    assert len(text) <= 2000
+    brief = json.loads(text)
+    assert brief == result["structuredContent"]
+    assert brief["question"] == question
+    assert brief["answer"] == "Hessa Varn"
+    assert any(s["title"] and s["sentence"] for s in brief["sources"])
+    assert brief["hops"] and brief["hops"][0]["id"] == 1
+    assert all(h["question"] and h["status"] for h in brief["hops"])
+    assert "evidence" not in brief and "plan" not in brief
+
+    # protocol errors
+    missing = mcp_post(server, json=rpc("resources/list", id_=4)).json()
+    assert missing["error"]["code"] == -32601
+    assert mcp_post(server, content=b"{oops").json()["error"]["code"] == -32700
+    assert httpx.get(f"{server.url}/mcp", timeout=10).status_code == 405
+
+    # Python and Studio callers of the runs API keep the full output state
+    full = client_for(server).runs.wait(None, "resin", input={"question": question})
+    assert full["answer"] == "Hessa Varn"
+    assert full["evidence"] and full["plan"] and full["results"] and full["sources"]
