@@ -13,9 +13,9 @@ from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import TypedDict
 
-from resin.agent.answering import Source
-from resin.agent.questions import Question
-from resin.agent.relations import AnswerType
+from resin.agent.answering.answer import Source
+from resin.agent.language.questions import Question
+from resin.agent.language.relations import AnswerType
 from resin.indexes.base import Direction
 from resin.indexes.units import UnitKind
 from resin.prompts import MAX_HOPS

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from resin.agent.decompose import decompose, describe_hop
-from resin.agent.relations import relation_type
+from resin.agent.language.relations import relation_type
+from resin.agent.planning import decompose, describe_hop
 from resin.agent.state import Hop
 from resin.indexes.units import entity_key
 from resin.prompts import MAX_HOPS

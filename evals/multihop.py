@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import resin
 from resin.evals.provenance import command_of, format_header, provenance
 
 # set name → its file under --data-dir; the run folder under --runs is the file's folder name.
@@ -78,15 +79,17 @@ def set_figures(report: dict[str, Any]) -> dict[str, Any]:
 
 def fitted_on(files: Sequence[str]) -> list[str]:
     """The agent's shipped weights fit on any of these data files, each with its `fitted` note."""
-    from resin.agent.hop_answer import WEIGHTS_FILE as HOP_RANKING
+    from resin.agent.reading.hop_answer import WEIGHTS_FILE as HOP_RANKING
     from resin.tools.pairs import WEIGHTS_FILE as PAIR_WEIGHTS
+
+    PACKAGE = Path(resin.__file__).parent  # noqa: N806  # names as the repository does
 
     names = [Path(f).name for f in files]
     notes = []
     for path in (HOP_RANKING, PAIR_WEIGHTS):
         fitted = str(json.loads(path.read_text(encoding="utf-8")).get("fitted", ""))
         if any(name in fitted for name in names):
-            notes.append(f"{path.parent.name}/{path.name}: {fitted}")
+            notes.append(f"{path.relative_to(PACKAGE).as_posix()}: {fitted}")
     return notes
 
 

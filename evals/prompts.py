@@ -1,7 +1,7 @@
 """Prompts of the comparison systems that answer without passages.
 
 Every system that answers from passages (BM25, dense, SARG, the agent and its ablations) goes
-through the agent's own answer step (`resin.agent.answering`), so the answer prompt and its parsing are
+through the agent's own answer step (`resin.agent.answering.answer`), so the answer prompt and its parsing are
 the same for all of them; only the closed-book baseline and the whole-graph ablation, which have
 no passages to pick an answer from, write their short answer themselves.
 """

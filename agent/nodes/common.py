@@ -9,7 +9,7 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
-from resin.agent.answering import structured_call
+from resin.agent.answering.answer import structured_call
 from resin.agent.state import State
 from resin.prompts.structured import json_schema_format, token_usage
 

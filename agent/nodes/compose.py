@@ -11,13 +11,13 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
-from resin.agent.answering import NOT_FOUND, Answer, answer_from_passages, resolve_mode
-from resin.agent.candidates import AnswerEvidence
+from resin.agent.answering.answer import NOT_FOUND, Answer, answer_from_passages, resolve_mode
+from resin.agent.answering.candidates import AnswerEvidence
+from resin.agent.answering.hop_compute import answer_from_hops
 from resin.agent.context import Context
-from resin.agent.hop_compute import answer_from_hops
+from resin.agent.language.questions import Question, names_written
 from resin.agent.llm import make_chat_model
 from resin.agent.nodes.common import usage_row
-from resin.agent.questions import Question, names_written
 from resin.agent.resources import context_of, get_index
 from resin.agent.state import Evidence, State
 from resin.indexes.documents import Passage

@@ -13,10 +13,10 @@ from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
 from resin.agent.context import Context
-from resin.agent.decompose import decompose
+from resin.agent.language.questions import MAX_QUESTION_CHARS
 from resin.agent.llm import ModelSpec, make_chat_model
 from resin.agent.nodes.common import structured, usage_row
-from resin.agent.questions import MAX_QUESTION_CHARS
+from resin.agent.planning import decompose
 from resin.agent.resources import context_of
 from resin.agent.state import Hop, Plan, PlanSource, State
 from resin.indexes.lexical import tokenize
@@ -81,7 +81,7 @@ def planner(ctx: Context) -> tuple[str | None, str]:
     `auto` asks no model when the plan model would be a local GGUF: the embedded 135M model
     writes a valid plan for few questions (`EMBEDDED_VALID_PLANS`), after seconds of work, and no
     other GGUF has been measured as a planner. Without a model plan, `auto` and `parsed` read the
-    question's parse (`resin.agent.decompose`), and plan structurally where it gives no hops. `none`
+    question's parse (`resin.agent.planning`), and plan structurally where it gives no hops. `none`
     never plans (a small model on a server); a named `plan_model` always does.
     """
     if ctx.plan_model in ("none", "parsed"):

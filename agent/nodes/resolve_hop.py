@@ -10,15 +10,15 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
+from resin.agent.answering.hop_compute import compute
 from resin.agent.context import Context
-from resin.agent.hop_compute import compute
+from resin.agent.language.questions import causal_parts, defined_subject
 from resin.agent.llm import make_chat_model
 from resin.agent.nodes.common import structured, usage_row
 from resin.agent.nodes.compose import CHARS_PER_TOKEN
-from resin.agent.questions import causal_parts, defined_subject
+from resin.agent.reading.typed_hop import resolve_typed
 from resin.agent.resources import context_of, get_index
 from resin.agent.state import Evidence, Hop, HopResult, HopTask
-from resin.agent.typed_hop import resolve_typed
 from resin.indexes.index import Index
 from resin.indexes.lexical import tokenize
 from resin.indexes.reads import ABOUT_SCAN
@@ -257,7 +257,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     """Resolve one hop; record it unresolved if nothing fits.
 
     A computed hop combines its dependencies' answers; a hop of a parsed or model plan asks its
-    own question and gets an answer of its own (`resin.agent.typed_hop`); a structural hop gathers
+    own question and gets an answer of its own (`resin.agent.reading.typed_hop`); a structural hop gathers
     typed units, chains and passages for the composer, and may add bridge hops.
     """
     started = time.perf_counter()

@@ -15,11 +15,16 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from resin.agent.answering import NOT_FOUND_CHOICE, answer_from_passages, free_answer, resolve_mode
-from resin.agent.candidates import AnswerEvidence
+from resin.agent.answering.answer import (
+    NOT_FOUND_CHOICE,
+    answer_from_passages,
+    free_answer,
+    resolve_mode,
+)
+from resin.agent.answering.candidates import AnswerEvidence
 from resin.agent.context import Context
+from resin.agent.language.questions import Question
 from resin.agent.nodes.compose import select_passages
-from resin.agent.questions import Question
 from resin.indexes.documents import Passage
 from resin.indexes.index import Index
 from resin.indexes.units import normalize

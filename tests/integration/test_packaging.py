@@ -166,7 +166,7 @@ def test_the_wheel_installs_resin_alone_and_needs_no_test_tool(tmp_path):
         "resin/py.typed",
         "resin/agent/graph.py",
         "resin/agent/sample/docs/orrin-dam.md",
-        "resin/agent/hop_ranking.json",
+        "resin/agent/reading/hop_ranking.json",
         "resin/tools/pair_weights.json",
         "resin/testing/chat.py",
         "resin/cli/__init__.py",

@@ -5,7 +5,7 @@ import json
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from resin.agent.answering import choice_format, structured_call
+from resin.agent.answering.answer import choice_format, structured_call
 from resin.agent.llm.llama_cpp import ChatLlamaCpp, smollm2_path
 from resin.prompts import ANSWER_CHOICE_SYSTEM, ANSWER_CHOICE_USER, PLAN_SYSTEM, PLAN_USER
 

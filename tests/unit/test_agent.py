@@ -6,11 +6,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from resin.agent.context import Context
 from resin.agent.graph import builder
+from resin.agent.language.questions import Question
 from resin.agent.llm import register_chat_model
 from resin.agent.nodes.compose import buffer_order, unwritten
 from resin.agent.nodes.dispatch import route_hops
 from resin.agent.nodes.plan import PlanError, validate_plan
-from resin.agent.questions import Question
 from resin.agent.state import Evidence, Hop, HopResult, Plan
 from resin.testing.chat import ScriptedChatModel
 from tests.conftest import QUESTION

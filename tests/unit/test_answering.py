@@ -5,18 +5,18 @@ import re
 
 import pytest
 
-from resin.agent.answering import (
+from resin.agent.answering.answer import (
     NOT_FOUND,
     Answer,
     answer_from_passages,
     cut_repetition,
     resolve_mode,
 )
-from resin.agent.candidates import AnswerEvidence, candidates
+from resin.agent.answering.candidates import AnswerEvidence, candidates
+from resin.agent.answering.options import listed
 from resin.agent.context import Context
 from resin.agent.graph import graph
-from resin.agent.options import listed
-from resin.agent.questions import (
+from resin.agent.language.questions import (
     Question,
     expected_labels,
     is_yes_no,
@@ -25,7 +25,7 @@ from resin.agent.questions import (
     question_options,
     with_options,
 )
-from resin.agent.spans import Candidate
+from resin.agent.language.spans import Candidate
 from resin.indexes.build import Builder
 from resin.indexes.documents import Document, load_documents, make_passages
 from resin.indexes.index import close_indexes

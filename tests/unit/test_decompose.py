@@ -2,9 +2,9 @@
 
 import pytest
 
-from resin.agent.decompose import compared_options, decompose, describe_hop
-from resin.agent.decompose.descriptions import main_verb
-from resin.agent.decompose.names import Plan, asks_nothing
+from resin.agent.planning import compared_options, decompose, describe_hop
+from resin.agent.planning.descriptions import main_verb
+from resin.agent.planning.names import Plan, asks_nothing
 
 
 def shape(question):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from langchain_core.messages import HumanMessage
 
-from resin.agent.answering import ShortAnswer, choice_format
+from resin.agent.answering.answer import ShortAnswer, choice_format
 from resin.agent.context import Context
 from resin.agent.graph import graph
 from resin.agent.nodes.rewrite import Referent

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from resin.agent.answering import NOT_FOUND, answer_from_passages, render_passages
-from resin.agent.candidates import AnswerEvidence
-from resin.agent.questions import Question
-from resin.agent.repetition import cut_repetition
+from resin.agent.answering.answer import NOT_FOUND, answer_from_passages, render_passages
+from resin.agent.answering.candidates import AnswerEvidence
+from resin.agent.answering.repetition import cut_repetition
+from resin.agent.language.questions import Question
 from resin.evals.hash_embedder import HashEmbedder
 from resin.evals.hostile import fence_breaks, fenced_bodies, grounding_violations
 from resin.indexes.build import Builder

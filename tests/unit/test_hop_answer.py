@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from resin.agent.context import Context
-from resin.agent.hop_answer import (
+from resin.agent.language.relations import kin_frame
+from resin.agent.reading.hop_answer import (
     FEATURES,
     HopAnswer,
     _linked,
@@ -18,9 +19,8 @@ from resin.agent.hop_answer import (
     read_hop,
     spans_of,
 )
-from resin.agent.relations import kin_frame
+from resin.agent.reading.typed_hop import read, resolve_typed
 from resin.agent.state import Hop, HopResult
-from resin.agent.typed_hop import read, resolve_typed
 from resin.evals.fit_ranking import _fit_listwise
 from resin.indexes.documents import Passage, Sentence
 from resin.indexes.units import normalize
@@ -223,7 +223,7 @@ def test_a_phrase_that_describes_a_name_gives_way_to_the_name():
 
 
 def test_a_comparison_names_the_option_its_hop_asked_about():
-    from resin.agent.hop_compute import compute
+    from resin.agent.answering.hop_compute import compute
 
     def dated(hop: int, subject: str, when: str) -> HopResult:
         return HopResult(hop=hop, query="", status="resolved", subject=subject, answer=when)

@@ -174,7 +174,7 @@ def test_a_structured_call_falls_back_to_json_object_when_a_server_refuses_json_
     """llama.cpp's server refuses json_schema; a client streaming the graph streams every call."""
     from langchain_core.messages import HumanMessage
 
-    from resin.agent.answering import choice_format, structured_call
+    from resin.agent.answering.answer import choice_format, structured_call
     from resin.agent.llm import make_chat_model
     from resin.evals.faults import FaultyServer
 

@@ -123,7 +123,7 @@ def test_the_suite_runs_every_set_with_the_same_eval_flags():
 def test_the_report_says_when_the_agent_was_fit_on_the_sets():
     notes = multihop.fitted_on(["../shared/data/musique/musique_dev_140.jsonl"])
     assert [note.split(":")[0] for note in notes] == [
-        "agent/hop_ranking.json",
+        "agent/reading/hop_ranking.json",
         "tools/pair_weights.json",
     ]
     assert multihop.fitted_on(["elsewhere/other_dev.jsonl"]) == []

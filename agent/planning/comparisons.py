@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 
-from resin.agent.decompose.descriptions import (
+from resin.agent.language.questions import question_options
+from resin.agent.language.relations import relation_type
+from resin.agent.planning.descriptions import (
     is_nationality,
     of_description,
     possessive,
     strip_kind,
 )
-from resin.agent.decompose.names import AUX, PLACEHOLDER, Plan, entity_end, is_name_word
-from resin.agent.questions import question_options
-from resin.agent.relations import relation_type
+from resin.agent.planning.names import AUX, PLACEHOLDER, Plan, entity_end, is_name_word
 from resin.agent.state import Compute
 
 _BORN = re.compile(r"\b(?:born|birth|younger|youngest|older|oldest)\b")

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import re
 
-from resin.agent.decompose.comparisons import both, common, compared_options, comparison, same
-from resin.agent.decompose.descriptions import (
+from resin.agent.language.relations import AnswerType, question_type
+from resin.agent.planning.comparisons import both, common, compared_options, comparison, same
+from resin.agent.planning.descriptions import (
     bridge_clause,
     chain,
     main_verb,
@@ -32,7 +33,7 @@ from resin.agent.decompose.descriptions import (
     possessive,
     prep_description,
 )
-from resin.agent.decompose.names import (
+from resin.agent.planning.names import (
     DEGENERATE,
     PLACEHOLDER,
     Plan,
@@ -42,7 +43,6 @@ from resin.agent.decompose.names import (
     main_relation,
     wh_words,
 )
-from resin.agent.relations import AnswerType, question_type
 from resin.agent.state import MAX_PARSED_HOPS, Hop
 
 __all__ = ["compared_options", "decompose", "describe_hop", "entity_end", "wh_words"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from resin.agent.questions import Question
-from resin.agent.spans import YEAR, Candidate, around, clean
+from resin.agent.language.questions import Question
+from resin.agent.language.spans import YEAR, Candidate, around, clean
 from resin.indexes.documents import Passage
 from resin.indexes.lexical import stems
 from resin.indexes.units import normalize

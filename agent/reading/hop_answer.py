@@ -9,7 +9,7 @@ answer is read in two steps, as RESIN reads a one-hop need:
    the hop's search found.
 
 Both meet in one ranking: each candidate's features (below) are weighed by a conditional logit
-fit on the shared dev sets' hops (`evals/fit_ranking.py`, weights in `agent/hop_ranking.json`).
+fit on the shared dev sets' hops (`evals/fit_ranking.py`, weights in `agent/reading/hop_ranking.json`).
 The features read words and the parse, and the embedder's reading of which sentence asks what
 the hop asks (its cosine with the question); the weights were fit with the default embedder
 (MiniLM), whose cosines another embedder's only approximate.
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from resin.agent.questions import answer_head
-from resin.agent.relations import (
+from resin.agent.language.questions import answer_head
+from resin.agent.language.relations import (
     TYPE_LABELS,
     AnswerType,
     kin_frame,
@@ -36,7 +36,7 @@ from resin.agent.relations import (
     relation_words,
     role_words,
 )
-from resin.agent.spans import describes_name, parse, sentence_spans
+from resin.agent.language.spans import describes_name, parse, sentence_spans
 from resin.indexes.documents import Passage
 from resin.indexes.lexical import stems
 from resin.indexes.units import ReasoningUnit, entity_key, normalize

@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from resin.agent.answering import NOT_FOUND, Answer, Source
-from resin.agent.hop_answer import MONTHS
+from resin.agent.answering.answer import NOT_FOUND, Answer, Source
+from resin.agent.reading.hop_answer import MONTHS
 from resin.agent.state import Hop, HopResult
 from resin.indexes.documents import Passage, Sentence
 from resin.indexes.units import normalize

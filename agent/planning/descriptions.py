@@ -6,7 +6,15 @@ import re
 
 from spacy.tokens import Doc, Token
 
-from resin.agent.decompose.names import (
+from resin.agent.language.relations import (
+    KINSHIP,
+    AnswerType,
+    is_relational,
+    question_type,
+    relation_head,
+    relation_type,
+)
+from resin.agent.planning.names import (
     CONNECTORS,
     DEGENERATE,
     PLACEHOLDER,
@@ -16,14 +24,6 @@ from resin.agent.decompose.names import (
     is_name_word,
     main_relation,
     wh_words,
-)
-from resin.agent.relations import (
-    KINSHIP,
-    AnswerType,
-    is_relational,
-    question_type,
-    relation_head,
-    relation_type,
 )
 from resin.agent.state import MAX_PARSED_HOPS
 from resin.indexes.nlp_extraction import load_pipeline

@@ -2,8 +2,8 @@
 
 English, not any corpus: a relational noun ("director", "place of birth", "father-in-law") names
 the kind of thing its hop answers with, and the verbs and nouns a sentence uses to say it
-("directed by", "born in", "married"). The parse-based planner (`resin.agent.decompose`) reads these
-to type its hops; the hop reader (`resin.agent.hop_answer`) reads them to find the sentence that
+("directed by", "born in", "married"). The parse-based planner (`resin.agent.planning`) reads these
+to type its hops; the hop reader (`resin.agent.reading.hop_answer`) reads them to find the sentence that
 answers one.
 """
 

@@ -30,12 +30,12 @@ from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from resin.agent.candidates import YES_NO, AnswerEvidence, candidates
+from resin.agent.answering.candidates import YES_NO, AnswerEvidence, candidates
+from resin.agent.answering.options import listed
+from resin.agent.answering.repetition import cut_repetition
+from resin.agent.language.questions import Question
+from resin.agent.language.spans import Candidate
 from resin.agent.llm.spec import AnswerMode, ModelSpec
-from resin.agent.options import listed
-from resin.agent.questions import Question
-from resin.agent.repetition import cut_repetition
-from resin.agent.spans import Candidate
 from resin.indexes.documents import Passage, Sentence
 from resin.indexes.lexical import stems
 from resin.indexes.units import normalize

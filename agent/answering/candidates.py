@@ -6,7 +6,7 @@ noun phrases, document titles, names the buffer's units carry — and ranked by 
 the question: its expected answer type (who → a person, when → a date, how many → a number) and
 how many of the question's words its sentence shares. Yes/no questions get yes and no; "A or B"
 questions get their options. Candidates the question itself names are dropped: an answer is new
-information. What the question asks for is read by `resin.agent.questions`.
+information. What the question asks for is read by `resin.agent.language.questions`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,24 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from resin.agent.options import compared, described
-from resin.agent.questions import ACTIONS, MAX_WORDS, NUMBERS, PEOPLE, PLACES, TIMES, Question
-from resin.agent.spans import YEAR, Candidate, around, clean, describes_name, sentence_spans
+from resin.agent.answering.options import compared, described
+from resin.agent.language.questions import (
+    ACTIONS,
+    MAX_WORDS,
+    NUMBERS,
+    PEOPLE,
+    PLACES,
+    TIMES,
+    Question,
+)
+from resin.agent.language.spans import (
+    YEAR,
+    Candidate,
+    around,
+    clean,
+    describes_name,
+    sentence_spans,
+)
 from resin.indexes.documents import Passage
 from resin.indexes.lexical import stems
 from resin.indexes.nlp_extraction import load_pipeline

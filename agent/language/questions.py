@@ -1,8 +1,8 @@
 """Reading a question: what it asks for, the options it names, the words its answer sits beside.
 
 Pure analysis of the question text (and its spaCy parse), apart from the passages: the candidate
-ranking (`resin.agent.candidates`), the answer step, the follow-up rewrite and the eval loaders all read
-questions the same way. Expected answer types are spaCy (OntoNotes) entity labels.
+ranking (`resin.agent.answering.candidates`), the answer step, the follow-up rewrite and the eval
+loaders all read questions the same way. Expected answer types are spaCy (OntoNotes) entity labels.
 """
 
 from __future__ import annotations

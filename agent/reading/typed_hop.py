@@ -2,9 +2,9 @@
 
 The subject's own passages come first (a hop about Mario Bonnard reads his page), then what the
 hop's question finds by meaning; units about the subject are read too. The hop is resolved only
-when `resin.agent.hop_answer` finds an answer of its expected type; its answer's passage leads its
+when `resin.agent.reading.hop_answer` finds an answer of its expected type; its answer's passage leads its
 evidence, so retrieval ranks the passage that answers the hop first. A yes/no hop ("Is A a
-documentary?") is judged by the sentence that best writes its claim (`resin.agent.yes_no`). When the
+documentary?") is judged by the sentence that best writes its claim (`resin.agent.reading.yes_no`). When the
 subject came from an earlier hop, the earlier hop's alternative is read too, and the reading whose
 best answer stands higher wins (the earlier hop's result then takes the alternative as its answer).
 """
@@ -16,12 +16,12 @@ import re
 from dataclasses import dataclass, field, replace
 
 from resin.agent.context import Context
-from resin.agent.decompose import describe_hop
-from resin.agent.hop_answer import HopAnswer, accepted, read_hop
-from resin.agent.questions import is_yes_no
-from resin.agent.relations import AnswerType
+from resin.agent.language.questions import is_yes_no
+from resin.agent.language.relations import AnswerType
+from resin.agent.planning import describe_hop
+from resin.agent.reading.hop_answer import HopAnswer, accepted, read_hop
+from resin.agent.reading.yes_no import claim_of, judge
 from resin.agent.state import Evidence, Hop, HopResult
-from resin.agent.yes_no import claim_of, judge
 from resin.indexes.documents import Passage
 from resin.indexes.index import Index
 from resin.tools.entities import passages_about, units_about

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
 
-from resin.agent.relations import KINSHIP, AnswerType, relation_type
+from resin.agent.language.relations import KINSHIP, AnswerType, relation_type
 from resin.agent.state import Compute, Hop
 from resin.indexes.lexical import STOPWORDS
 from resin.indexes.nlp_extraction import load_pipeline

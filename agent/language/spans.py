@@ -1,7 +1,7 @@
 """The spans a sentence writes that may answer a question, and the candidate they make.
 
-Shared by the compose ranking (`resin.agent.candidates`), the options a question names
-(`resin.agent.options`) and the hop reader (`resin.agent.hop_answer`).
+Shared by the compose ranking (`resin.agent.answering.candidates`), the options a question names
+(`resin.agent.answering.options`) and the hop reader (`resin.agent.reading.hop_answer`).
 """
 
 from __future__ import annotations
