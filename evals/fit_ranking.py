@@ -5,17 +5,17 @@ r"""Fit the hop reader's ranking on gold hops, with k-fold cross-validation: the
         --data ../shared/data/musique/musique_dev_140.jsonl --out agent/reading/hop_ranking.json
 
 Every hop of a file in the normalized schema is one example: 2Wiki's evidence triples (subject,
-relation → object), MuSiQue's decomposition (each sub-question with `#k` filled by the gold
-answers before it, and its answer), and a HotpotQA question as one hop. The passages are the
-question's own paragraphs, the subject's first, split into sentences as the index splits them
-where a record gives only a paragraph's text, and each sentence's cosine with the hop's question
-is the default embedder's, as the agent reads it. Each candidate
-`resin.agent.reading.hop_answer.read_hop` finds is a row of features, labelled by whether it is
-the gold answer. The weights are a conditional logit over each hop's candidates (a softmax per
-hop, `_fit_listwise`): what the reader needs is the gold candidate above its rivals in the same
-hop, and fitting that directly beats a per-candidate logistic regression on every set. Folds
-split by question, so no question is scored by weights fit on it. The threshold is the score below which a hop is left without an answer,
-chosen on the folds' predictions (`_threshold`).
+relation → object), MuSiQue's decomposition (each sub-question with `#k` filled by the gold answers
+before it, and its answer), and a HotpotQA question as one hop. The passages are the question's own
+paragraphs, the subject's first, split into sentences as the index splits them where a record gives
+only a paragraph's text, and each sentence's cosine with the hop's question is the default
+embedder's, as the agent reads it. Each candidate `resin.agent.reading.hop_answer.read_hop` finds
+is a row of features, labelled by whether it is the gold answer. The weights are a conditional
+logit over each hop's candidates (a softmax per hop, `_fit_listwise`): what the reader needs is the
+gold candidate above its rivals in the same hop, and fitting that directly beats a per-candidate
+logistic regression on every set. Folds split by question, so no question is scored by weights fit
+on it. The threshold is the score below which a hop is left without an answer, chosen on the folds'
+predictions (`_threshold`).
 """
 
 from __future__ import annotations
