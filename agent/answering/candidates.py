@@ -17,15 +17,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from resin.agent.answering.options import compared, described
-from resin.agent.language.questions import (
-    ACTIONS,
-    MAX_WORDS,
-    NUMBERS,
-    PEOPLE,
-    PLACES,
-    TIMES,
-    Question,
-)
+from resin.agent.language.forms import ACTIONS, MAX_WORDS, NUMBERS, PEOPLE, PLACES, TIMES
+from resin.agent.language.questions import Question
 from resin.agent.language.spans import (
     YEAR,
     Candidate,

@@ -14,155 +14,28 @@ from functools import cached_property, lru_cache
 from pydantic import BaseModel, ConfigDict, Field
 from spacy.tokens import Doc
 
+from resin.agent.language.choices import listed_options, question_options
+from resin.agent.language.forms import (
+    AUX_LEMMAS,
+    AUXILIARIES,
+    MAX_QUESTION_CHARS,
+    OPENERS,
+    WH_WORDS,
+    answer_head,
+    causal_parts,
+    defined_subject,
+    expected_labels,
+    wh_phrase,
+)
 from resin.indexes.lexical import stems
 from resin.indexes.nlp_extraction import load_pipeline
 from resin.indexes.units import normalize
-
-_WH_WORDS = frozenset("what which who whom whose when where how".split())
-_PREPOSITIONS = frozenset("by in at of for from on to with into under".split())
-# Auxiliaries that open a yes/no question ("Were both …", "Is the …", "Did …").
-_AUXILIARIES = frozenset(
-    "is are was were am do does did can could has have had will would should may might must "
-    "shall".split()
-)
-_OPENERS = _WH_WORDS | _AUXILIARIES
-_AUX_LEMMAS = frozenset({"be", "do", "have"})
-# What the question word asks for, as spaCy (OntoNotes) entity labels.
-PEOPLE = frozenset({"PERSON", "ORG"})
-PLACES = frozenset({"GPE", "LOC", "FAC"})
-NUMBERS = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
-TIMES = frozenset({"DATE", "TIME"})
-_KINDS = frozenset(
-    {"NP", "PROPN"}
-)  # "a kind of what?": a noun phrase (the parser may tag it proper)
-ACTIONS = frozenset({"VP"})  # "what happens to …?": what something does or undergoes
-_EXPECTED: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
-    (re.compile(pattern), labels)
-    for pattern, labels in (
-        (
-            r"^what (?:\w+ly )?(?:happens|happened|will happen|would happen)\b"
-            r"|^what (?:does|did) .* do$",
-            ACTIONS,
-        ),
-        (r"\bhow (?:many|much)\b", NUMBERS),
-        (r"\bhow (?:long|old|tall|high|far|big|large|deep|wide)\b", NUMBERS | TIMES),
-        (r"\b(?:when|what year|which year|what date|what decade|what century)\b", TIMES),
-        (r"\b(?:who|whom|whose)\b", PEOPLE),
-        (
-            r"\b(?:which|what) (?:\w+ ){0,2}(?:actor|actress|star|player|singer|musician|"
-            r"director|author|writer|poet|novelist|producer|comedian|person|man|woman|"
-            r"politician|coach|president|king|queen|artist|composer|athlete|footballer|"
-            r"rapper|scientist|founder|wife|husband|son|daughter|father|mother)s?\b",
-            frozenset({"PERSON"}),
-        ),
-        (r"\bwhat nationality\b", frozenset({"NORP", "GPE"})),
-        (r"\b(?:kind|type|sort|species|genus|form|breed|class) of (?:what|which)\b", _KINDS),
-        (
-            r"\b(?:where|(?:what|which) (?:\w+ )?(?:city|town|port|country|state|place|village|county|"
-            r"region|river|mountain|island|continent|province|location|area|lake|valley|pass))\b",
-            PLACES,
-        ),
-        (
-            r"\b(?:what|which) (?:\w+ )?(?:arena|stadium|venue|hall|theat(?:er|re)|museum|airport|"
-            r"hotel|casino|castle|church|cathedral|bridge|building|base|park)s?\b",
-            PLACES | frozenset({"ORG"}),
-        ),
-        (
-            r"\b(?:what|which) (?:\w+ ){0,2}(?:company|organi[sz]ation|band|team|group|university|school|"
-            r"club|party|agency|firm|label|station)\b",
-            frozenset({"ORG", "FAC"}),
-        ),
-        (
-            r"\b(?:what|which) (?:\w+ )?(?:film|movie|book|novel|album|song|show|series|play|magazine)\b",
-            frozenset({"WORK_OF_ART", "ORG"}),
-        ),
-    )
-)
-# An answer (a named option, a candidate span) is at most this many words.
-MAX_WORDS = 8
-# Longer questions are refused rather than cut (a cut question is a different question), and
-# are not parsed.
-MAX_QUESTION_CHARS = 2000
-
-
-# Two names the question asks to choose between without "or": "Among A and B who made …",
-# "Which of the cities A and B has …", "A and B are both …, which one …".
-_NAME = r"[A-Z0-9][^\s,;]*(?: (?:[A-Z0-9\"'(][^\s,;]*|of|the|de|and))*?"
-_NAMED_PAIR = re.compile(
-    rf"^(?i:among |between |which (?:\w+ )?of (?:the \w+ (?:of )?)?)({_NAME}) and ({_NAME}),? "
-    r"(?!and\b)(?=[a-z])"
-)
-_BOTH_PAIR = re.compile(rf"^({_NAME}) and ({_NAME}) (?:are|were) both [^;,]+[;,] which\b")
-
-
-def _inner_pair(body: str) -> list[str]:
-    """The options of a comma-delimited "A or B" inside the question ("Which man, A or B, is …").
-
-    The clause after it must open in lower case: in "…, The Borrower or Sheba, Baby" the comma
-    is part of a title. "Which year was the newer, A or B, introduced?" asks for a year.
-    """
-    parts = [p.strip() for p in body.split(",")]
-    if re.search(r"\b(?:when|year|date)\b", parts[0], flags=re.I):
-        return []
-    for inner, after in zip(parts[1:-1], parts[2:], strict=False):
-        found = re.fullmatch(r"(?:the )?([A-Z0-9].*?) or (?:the )?([A-Z0-9].*)", inner)
-        if found and after[:1].islower():
-            return [found.group(1), found.group(2)]
-    return []
-
-
-def question_options(question: str) -> list[str]:
-    """The two alternatives a question names ("Which is older, X or Y?", "Between X and Y, …")."""
-    body = question.strip().rstrip("?").strip()
-    lead = re.match(r"(?:between|among|of) (?:the \w+ )?(.+?) and (.+?),", body, flags=re.I)
-    named = _NAMED_PAIR.match(body) or _BOTH_PAIR.match(body)
-    if lead:
-        options = [lead.group(1), lead.group(2)]
-    elif named:
-        options = [named.group(1), named.group(2)]
-    elif " or " in body:
-        tail = re.split(r",|:|\bbetween\b|\s*[-–—]\s", body)[-1]  # "Who lived longer- A or B"
-        options = [o.strip(" ,") for o in re.split(r"\bor\b", tail)]
-        if len(options) != 2:  # "Which man, A or B, is best known for …"
-            options = _inner_pair(body)
-    else:
-        return []
-    if len(options) != 2 or not all(options):
-        return []
-    first, second = options[0].split(), options[1].split()
-    if (
-        second[0][:1].isupper() or second[0][:1].isdigit()
-    ):  # "Which was built first Woolworth Building or 1 New York Plaza"
-        while len(first) > 1 and (first[0].islower() or first[0].lower() in _OPENERS):
-            first = first[1:]
-    elif first[0].lower() in _OPENERS:  # "Are A and B democratic or republican?"
-        first = first[-len(second) :]
-    options[0] = " ".join(first)
-    return options if all(len(o.split()) <= MAX_WORDS for o in options) else []
-
-
-def listed_options(question: str) -> tuple[str, list[str]]:
-    """A multiple-choice question's stem and its lettered options: "What …? (A) sand (B) forests".
-
-    Options that do not run A, B, C … in order are not options (the question is returned whole).
-    """
-    parts = re.split(r"\s*\(([A-Za-z])\)\s+", question.strip())
-    # quotes and backslashes cannot sit safely in a grammar's enum
-    letters, texts = parts[1::2], [re.sub(r'["\\]', "", t).strip(" ,;") for t in parts[2::2]]
-    if len(texts) < 2 or [x.upper() for x in letters] != [chr(65 + i) for i in range(len(texts))]:
-        return question, []
-    return parts[0].strip(), texts
-
-
-def with_options(question: str, options: Sequence[str]) -> str:
-    """The question as a person asks a multiple-choice one: its options lettered after it."""
-    return " ".join([question, *(f"({chr(65 + i)}) {o}" for i, o in enumerate(options))])
 
 
 def is_yes_no(question: str) -> bool:
     """A question that opens with an auxiliary verb and offers no alternatives."""
     words = normalize(question).split()
-    return bool(words) and words[0] in _AUXILIARIES and not question_options(question)
+    return bool(words) and words[0] in AUXILIARIES and not question_options(question)
 
 
 def question_parts(doc: Doc) -> tuple[frozenset[str], frozenset[str]]:
@@ -178,11 +51,11 @@ def question_parts(doc: Doc) -> tuple[frozenset[str], frozenset[str]]:
             if (
                 child.dep_ in ("relcl", "acl")
                 or token.pos_ in ("NOUN", "PROPN")
-                and (child.dep_ == "prep" and not any(t.lower_ in _WH_WORDS for t in child.subtree))
+                and (child.dep_ == "prep" and not any(t.lower_ in WH_WORDS for t in child.subtree))
             ):
                 inner.update(t.i for t in child.subtree)
     words = [t for t in doc if t.is_alpha]
-    if words and words[0].lower_ in _WH_WORDS | {"in", "at", "on", "from", "for", "by", "to"}:
+    if words and words[0].lower_ in WH_WORDS | {"in", "at", "on", "from", "for", "by", "to"}:
         inner.discard(words[-1].i)  # "… did the biologist who … *work*?": the main verb
     described = stems(" ".join(t.text for t in doc if t.i in inner))
     main = stems(" ".join(t.text for t in doc if t.i not in inner)) - described
@@ -195,7 +68,7 @@ def question_verb(doc: Doc) -> str:
     The answer is usually written beside it.
     """
     roots = [t for t in doc if t.dep_ == "ROOT" and t.pos_ == "VERB"]
-    return roots[0].lemma_.lower()[:5] if roots and roots[0].lemma_ not in _AUX_LEMMAS else ""
+    return roots[0].lemma_.lower()[:5] if roots and roots[0].lemma_ not in AUX_LEMMAS else ""
 
 
 # Clauses that describe something inside the question rather than ask it.
@@ -209,7 +82,7 @@ def asks_main_argument(doc: Doc) -> bool:
     "… voiced by the actress who achieved success on what show?": the clause's is, so a fact
     with the main verb ("voiced by Ashley Tisdale") answers a hop on the way, not the question.
     """
-    node = next((t for t in doc if t.lower_ in _WH_WORDS), None)
+    node = next((t for t in doc if t.lower_ in WH_WORDS), None)
     if node is None:
         return False
     while node.head.i != node.i:
@@ -217,78 +90,6 @@ def asks_main_argument(doc: Doc) -> bool:
             return False
         node = node.head
     return True
-
-
-_DEFINITION = re.compile(r"^(?:who|what) (?:is|was|are|were) (.+)$")
-
-
-def defined_subject(question: str) -> str:
-    """What a "Who was X?" / "What is the X?" question asks to define, normalized ('' if none).
-
-    Whether X is an entity (not "the population of Caldmere") is for the index's units to say.
-    """
-    found = _DEFINITION.match(normalize(question))
-    return found.group(1) if found else ""
-
-
-def wh_phrase(question: str) -> str:
-    """The question word and the words after it ("which mountain pass"), normalized.
-
-    Only a question word that opens the question ("In which port …", "Who …") or closes it
-    ("… a kind of what?") counts: a "who" or "when" inside it opens a clause ("the biologist who
-    first described …", "… when the river runs low"), not the question.
-    """
-    words = normalize(question).split()
-    for start in (0, 1):  # "In which port", "At which field station"
-        if start < len(words) and words[start] in _WH_WORDS:
-            return " ".join(words[start : start + 5])
-    if words and words[-1] in _WH_WORDS:
-        return " ".join(words[-5:])
-    for i in range(1, len(words) - 1):  # "… was directed by which Australian producer?"
-        if words[i] in ("which", "what", "whom") and words[i - 1] in _PREPOSITIONS:
-            return " ".join(words[i : i + 5])
-    return ""
-
-
-_HAPPENS_TO = re.compile(
-    r"^what (?:\w+ly )?(?:happens|happened|will happen|would happen) to (.+?),? "
-    r"(?:when|if|whenever|once|after) (.+?)\W*$",
-    flags=re.I,
-)
-# A modifier after the thing affected places it ("the silverfin below the dam"); its words are
-# not what the effect must name.
-_PLACING = re.compile(r" (?:below|above|in|on|at|near|under|behind|downstream|upstream)\b.*$")
-
-
-def causal_parts(question: str) -> tuple[str, str] | None:
-    """(thing affected, condition) of "What (ultimately) happens to X when Y?", else None."""
-    match = _HAPPENS_TO.match(question.strip())
-    if match is None:
-        return None
-    return _PLACING.sub("", match.group(1)), match.group(2)
-
-
-def expected_labels(question: str) -> frozenset[str]:
-    """What the question word asks for, as entity labels (empty: anything)."""
-    phrase = wh_phrase(question)
-    for pattern, labels in _EXPECTED:
-        if pattern.search(phrase):
-            return labels
-    return frozenset()
-
-
-def answer_head(question: str) -> str:
-    """The noun the question asks for ("which mountain *pass*"), cut to five letters."""
-    phrase = wh_phrase(question)
-    match = re.match(
-        r"(?:which|what) ((?:\w+ )*?\w+?) (?:is|was|are|were|did|does|do|has|had)\b", phrase
-    )
-    if match is None:
-        match = re.match(r"(?:which|what) (\w+)$", phrase) or re.search(
-            r"(\w+) of (?:what|which)$", phrase
-        )
-    words = match.group(1).split() if match else []
-    return words[-1][:5] if words and words[-1] not in _AUXILIARIES else ""
 
 
 # Entity labels that name no thing a passage must be about: "American", "1990", "first".
@@ -312,7 +113,7 @@ def question_names(doc: Doc, options: Sequence[str]) -> list[str]:
             continue
         for part in re.split(r"\s+or\s+", ent.text):
             words = part.strip(" ,").split()
-            while words and words[0].lower() in _OPENERS | _TRIMMED:
+            while words and words[0].lower() in OPENERS | _TRIMMED:
                 words = words[1:]  # "Are Rovin' Tumbleweeds …": the parser took the verb in
             while words and words[-1].lower() in _TRIMMED:
                 words = words[:-1]

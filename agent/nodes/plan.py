@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
 from resin.agent.context import Context
-from resin.agent.language.questions import MAX_QUESTION_CHARS
+from resin.agent.language.forms import MAX_QUESTION_CHARS
 from resin.agent.llm import ModelSpec, make_chat_model
 from resin.agent.nodes.common import structured, usage_row
 from resin.agent.planning import decompose

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from resin.agent.answering.hop_compute import compute
 from resin.agent.context import Context
-from resin.agent.language.questions import causal_parts, defined_subject
+from resin.agent.language.forms import causal_parts, defined_subject
 from resin.agent.llm import make_chat_model
 from resin.agent.nodes.common import structured, usage_row
 from resin.agent.nodes.compose import CHARS_PER_TOKEN

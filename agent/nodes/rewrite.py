@@ -19,7 +19,8 @@ from pydantic import BaseModel, Field
 
 from resin.agent.answering.answer import NOT_FOUND, structured_call
 from resin.agent.context import Context
-from resin.agent.language.questions import Question, expected_labels
+from resin.agent.language.forms import expected_labels
+from resin.agent.language.questions import Question
 from resin.agent.llm import make_chat_model
 from resin.agent.nodes.common import first_line, message_text, question_of, usage_row
 from resin.agent.resources import check_run, context_of

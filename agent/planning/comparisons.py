@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from resin.agent.language.questions import question_options
+from resin.agent.language.choices import question_options
 from resin.agent.language.relations import relation_type
 from resin.agent.planning.descriptions import (
     is_nationality,

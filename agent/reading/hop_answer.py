@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from resin.agent.language.questions import answer_head
+from resin.agent.language.forms import answer_head
 from resin.agent.language.relations import (
     TYPE_LABELS,
     AnswerType,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from resin.agent.language.questions import with_options
+from resin.agent.language.choices import with_options
 from resin.indexes.documents import Document
 
 

@@ -16,15 +16,9 @@ from resin.agent.answering.candidates import AnswerEvidence, candidates
 from resin.agent.answering.options import listed
 from resin.agent.context import Context
 from resin.agent.graph import graph
-from resin.agent.language.questions import (
-    Question,
-    expected_labels,
-    is_yes_no,
-    listed_options,
-    names_written,
-    question_options,
-    with_options,
-)
+from resin.agent.language.choices import listed_options, question_options, with_options
+from resin.agent.language.forms import expected_labels
+from resin.agent.language.questions import Question, is_yes_no, names_written
 from resin.agent.language.spans import Candidate
 from resin.indexes.build import Builder
 from resin.indexes.documents import Document, load_documents, make_passages

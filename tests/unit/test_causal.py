@@ -10,7 +10,7 @@ import pytest
 
 from resin.agent.context import Context
 from resin.agent.graph import graph
-from resin.agent.language.questions import causal_parts
+from resin.agent.language.forms import causal_parts
 from resin.indexes.build import Builder
 from resin.indexes.documents import Document, load_documents, make_passages
 from resin.indexes.index import close_indexes
