@@ -93,3 +93,53 @@ def effect_chains(
         chain.about = affected
         chains.append(chain)
     return chains
+
+
+def cause_chains(
+    index: IndexReads, effect: str, verb: str = "", depth: int = EFFECT_DEPTH, top: int = 1
+) -> list[Chain]:
+    """The best `top` causal chains that end at a state like `effect`, read cause first.
+
+    "Why does the council cancel the Lantern Run?" asks for what leads to "the council cancels
+    the Lantern Run": the walk starts at the states most like that effect and follows causal
+    edges backward. A chain's score is its end's cosine to the effect; of the chains from the
+    best end, the longest leads (the whole story behind it), and its last link's head is the
+    immediate cause. An end must write the effect's `verb` when one is given ("Why is the mill
+    closed?" is not answered by what makes the mill switch boilers), else share a word with it.
+    """
+    want = stems(verb) or stems(effect)
+    ends = [n for n, _ in match_nodes(index, effect, _CAUSE_TAU, _STARTS)]
+    ends = [n for n in ends if want & stems(" ".join(index.entity(n).names))]
+    if not want or not ends:
+        return []
+    names, vectors = index.entity_vectors(ends)
+    like = dict(zip(names, (vectors @ index.query_vector(effect)).tolist(), strict=True))
+    paths: list[list[tuple[str, str]]] = []
+
+    def walk(node: str, edges: list[tuple[str, str]], seen: set[str]) -> None:
+        if edges:
+            paths.append(list(edges))
+        if len(edges) >= depth or len(paths) >= _MAX_PATHS:
+            return
+        for h, t, _ in index.heaviest_steps(node, "backward", FAN_OUT):
+            if h in seen or not index.link(h, t).causal:
+                continue
+            edges.insert(0, (h, t))
+            seen.add(h)
+            walk(h, edges, seen)
+            seen.discard(h)
+            edges.pop(0)
+
+    for end in sorted(ends, key=lambda n: -like.get(n, 0.0)):
+        walk(end, [], {end})
+        if paths:  # the best end with causes: its chains only
+            break
+    if not paths:
+        return []
+    end = paths[0][-1][1]
+    chains: list[Chain] = []
+    for edges in sorted(paths, key=len, reverse=True)[:top]:
+        chain = chain_of(index, edges, round(like.get(end, 0.0), 4))
+        chain.about = effect
+        chains.append(chain)
+    return chains

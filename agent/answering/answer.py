@@ -51,6 +51,9 @@ NOT_FOUND = "I could not find this in the documents."
 # The choice (and free answer) a model gives when the evidence does not say.
 NOT_FOUND_CHOICE = "not found"
 MAX_SUPPORT = 3
+# Candidates whose own sentences are their support: the sentence whose polarity answered a
+# yes/no question, the chain behind a cause, the facts about what a question asked about.
+TOLD = frozenset({"YESNO", "CAUSE", "ABOUT"})
 # Evidence sentences shown with the choices: the candidates' own and the question's best matches.
 CHOICE_SENTENCES = 8
 # Enough for the longest candidate in JSON; a free answer gets room for one short sentence.
@@ -320,11 +323,14 @@ def answer_from_passages(
     if not picked or normalize(picked) in ("", normalize(NOT_FOUND_CHOICE)):
         out.notes.append("the model found no answer in the passages")
         return out
+    told = next((c for c in cands if c.text == picked and c.label in TOLD), None)
     if cands and cands[0].label == "COMPARED":  # the sentences whose years were compared
         chosen = _with_ids(passages, [c.sentences[0] for c in cands])
+    elif told is not None and told.sentences:  # the sentences that decided it, in their order
+        chosen = _with_ids(passages, told.sentences)
     else:
         chosen = supporting(picked, question, passages)
-    if evidence.story and _writes(evidence.effects[0], picked):
+    if evidence.story and evidence.effects and _writes(evidence.effects[0], picked):
         chosen = _with_ids(passages, evidence.story) or chosen
     if not chosen and question.options:  # a listed option: the sentence that best supports it
         chosen = _with_ids(passages, next((c.sentences[:1] for c in cands if c.text == picked), []))

@@ -3,10 +3,11 @@
 A 135M model cannot write a faithful answer, but it can pick one from a short list. The list is
 built by code from what the composed passages actually say — named entities, dates and numbers,
 noun phrases, document titles, names the buffer's units carry — and ranked by how well each fits
-the question: its expected answer type (who → a person, when → a date, how many → a number) and
-how many of the question's words its sentence shares. Yes/no questions get yes and no; "A or B"
-questions get their options. Candidates the question itself names are dropped: an answer is new
-information. What the question asks for is read by `resin.agent.language.questions`.
+the question: its expected answer type (who → a person, when → a date, how many → a number) and how
+many of the question's words its sentence shares. Yes/no, why and "tell me about" questions are
+answered by `resin.agent.answering.kinds`; "A or B" questions get their options. Candidates the
+question itself names are dropped: an answer is new information. What the question asks for is read
+by `resin.agent.language.questions`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from resin.agent.answering.kinds import cause, facts, polarity
 from resin.agent.answering.options import compared, described
 from resin.agent.language.forms import ACTIONS, MAX_WORDS, NUMBERS, PEOPLE, PLACES, TIMES
 from resin.agent.language.questions import Question
@@ -54,15 +56,17 @@ class AnswerEvidence:
 
     `names` are entity names the evidence's units carry (subjects and objects), `bridges` the
     entities the hops resolved (the answer is written about them), `effects` the last effects of
-    the chains from the question's cause to the thing it asks about, `story` the sentence ids of
-    the best such chain's links (cause first), `chains` those chains as text for a model, and
-    `units` the evidence's typed units.
+    the chains from the question's cause to the thing it asks about, `causes` the immediate
+    causes on the chains that end at the effect a "why" question asks about, `story` the
+    sentence ids of the best such chain's links (cause first), `chains` those chains as text for
+    a model, and `units` the evidence's typed units.
     """
 
     passages: Sequence[Passage]
     names: Sequence[str] = ()
     bridges: Sequence[str] = ()
     effects: Sequence[str] = ()
+    causes: Sequence[str] = ()
     story: Sequence[str] = ()
     chains: str = ""
     units: Sequence[ReasoningUnit] = ()
@@ -125,7 +129,11 @@ def candidates(question: Question, evidence: AnswerEvidence) -> list[Candidate]:
     if question.pair:
         return compared(question, passages) or described(question, passages)
     if question.yes_no:
-        return [Candidate(text, "YESNO") for text in YES_NO]
+        return polarity(question, passages)
+    if question.why:
+        return cause(evidence.causes, evidence.story)
+    if question.about:
+        return facts(question, passages, evidence.units)
     defined = entity_key(question.defined)
     kinds: dict[str, ReasoningUnit] = {}  # each type once, the best-ranked unit first
     for unit in evidence.units:

@@ -97,14 +97,34 @@ def listed(question: Question, passages: Sequence[Passage]) -> list[Candidate]:
     return sorted(out, key=lambda c: -c.score)
 
 
+_MORE = frozenset({"more", "most", "less", "least", "fewer", "fewest"})
+
+
+def measured(question: Question) -> frozenset[str]:
+    """What a comparison measures, as stems: "longer" → long, "more populous", "more members".
+
+    Empty when the question compares by no comparative ("Which man, A or B, is best known …").
+    """
+    out: set[str] = set()
+    for token in question.doc:
+        if token.lower_ in _MORE and token.head.i != token.i:
+            out |= stems(f"{token.head.text} {token.head.lemma_}")
+        elif token.tag_ in ("JJR", "RBR", "JJS", "RBS") and token.lower_ not in _MORE:
+            out |= stems(f"{token.text} {token.lemma_}")  # "best" is written, "well" its lemma
+    return frozenset(out)
+
+
 def described(question: Question, passages: Sequence[Passage]) -> list[Candidate]:
     """A comparison's options when no years settle it, the one its sentences describe best first.
 
     "Which man, A or B, is best known for …?": an option scores the most question words (the
-    options' own aside) that one sentence about it shares, from its own page or naming it.
+    options' own aside) that one sentence about it shares, from its own page or naming it. No
+    option is picked when no sentence about either shares a word with the question, or, for a
+    comparison by a measure ("Which is longer, A or B?"), when none writes that measure.
     """
     options = question.pair
     asked = question.words.difference(*(stems(o) for o in options))
+    measure = measured(question)
     ranked = mentioned(options, passages, "OPTION")
     for candidate in ranked:
         key = normalize(candidate.text)
@@ -117,6 +137,11 @@ def described(question: Question, passages: Sequence[Passage]) -> list[Candidate
         about.sort(key=lambda item: -item[0])
         candidate.score = float(about[0][0]) if about else 0.0
         candidate.sentences = [sid for _, sid in about]
+    written = {s.id: stems(s.text) for p in passages for s in p.sentences}
+    if measure and not any(measure & written[sid] for c in ranked for sid in c.sentences):
+        return []
+    if all(c.score <= 0 for c in ranked):
+        return []
     return sorted(ranked, key=lambda c: -c.score)
 
 

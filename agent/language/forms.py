@@ -149,3 +149,27 @@ def answer_head(question: str) -> str:
         )
     words = match.group(1).split() if match else []
     return words[-1][:5] if words and words[-1] not in AUXILIARIES else ""
+
+
+_WHY = re.compile(
+    r"^why (?:do|does|did|is|are|was|were|has|have|had|will|would|can|could|should|must) (.+?)\W*$",
+    flags=re.I,
+)
+_ABOUT = re.compile(
+    r"^(?:please )?(?:(?:can|could|would) you )?(?:tell me (?:more )?about|"
+    r"what (?:do you|do the documents|does the text) (?:know|say) about|describe|summari[sz]e|"
+    r"give (?:me )?(?:an )?(?:overview|summary) of)\s+(.+?)[\s?.!]*$",
+    flags=re.I,
+)
+
+
+def why_clause(question: str) -> str:
+    """The effect a "Why …?" question asks the cause of ("the council cancel the Lantern Run")."""
+    found = _WHY.match(question.strip())
+    return found.group(1) if found else ""
+
+
+def about_subject(question: str) -> str:
+    """What "Tell me about X" (or "Describe X", "What do you know about X") asks about, or ''."""
+    found = _ABOUT.match(question.strip())
+    return found.group(1) if found else ""

@@ -21,11 +21,13 @@ from resin.agent.language.forms import (
     MAX_QUESTION_CHARS,
     OPENERS,
     WH_WORDS,
+    about_subject,
     answer_head,
     causal_parts,
     defined_subject,
     expected_labels,
     wh_phrase,
+    why_clause,
 )
 from resin.indexes.lexical import stems
 from resin.indexes.nlp_extraction import load_pipeline
@@ -276,6 +278,16 @@ class Question(BaseModel):
     def head(self) -> str:
         """The noun the question asks for ("which mountain *pass*"), cut to five letters."""
         return answer_head(self.stem)
+
+    @cached_property
+    def why(self) -> str:
+        """The effect a "Why …?" question asks the cause of ('' for any other question)."""
+        return why_clause(self.stem)
+
+    @cached_property
+    def about(self) -> str:
+        """What "Tell me about X" asks to be told about ('' for any other question)."""
+        return about_subject(self.stem)
 
     @cached_property
     def causal(self) -> tuple[str, str] | None:

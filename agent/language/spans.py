@@ -93,3 +93,11 @@ def around(sentence: str, span: str, window: int = 4) -> set[str]:
             found.update(words[max(0, i - window) : i])
             found.update(words[i + len(target) : i + len(target) + window])
     return found
+
+
+def main_verb(clause: str) -> str:
+    """The lemma of a clause's main verb or predicate ("the mill closed" → "close"), or ''."""
+    root = next((t for t in parse(clause) if t.dep_ == "ROOT"), None)
+    if root is None or root.pos_ not in ("VERB", "ADJ", "AUX"):
+        return ""
+    return str(root.lemma_)

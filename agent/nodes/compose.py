@@ -138,8 +138,10 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     names = [n for u in units for n in (u.subject, u.object) if n]
     found = state.get("chains") or []
     chains = "\n".join(c.text for c in found[: ctx.top_chains])
-    told = [c for c in found if c.about and c.links]  # effect chains, best first
+    told = [c for c in found if c.about and c.links]  # causal chains, best first
     effects = [c.links[-1].tail for c in told]
+    # a "why" question's chains end at the effect it asks about: its answer is a cause
+    causes = [c.links[-1].head for c in told] if state["read"].why else []
     story = _story(index, told[0]) if told else []
     mode = resolve_mode(ctx.answer_mode, ctx.compose_model)
     results = state.get("results") or {}
@@ -166,7 +168,8 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                 passages,
                 names=names,
                 bridges=bridges,
-                effects=effects,
+                effects=[] if causes else effects,
+                causes=causes,
                 story=story,
                 chains=chains,
                 units=units,

@@ -12,7 +12,8 @@ from pydantic import BaseModel
 
 from resin.agent.answering.hop_compute import compute
 from resin.agent.context import Context
-from resin.agent.language.forms import causal_parts, defined_subject
+from resin.agent.language.forms import causal_parts, defined_subject, why_clause
+from resin.agent.language.spans import main_verb
 from resin.agent.llm import make_chat_model
 from resin.agent.nodes.common import structured, usage_row
 from resin.agent.nodes.compose import CHARS_PER_TOKEN
@@ -25,7 +26,7 @@ from resin.indexes.reads import ABOUT_SCAN
 from resin.indexes.units import ReasoningUnit, normalize
 from resin.prompts import BRIDGE_SYSTEM, BRIDGE_USER
 from resin.prompts.structured import fence, parse_reply
-from resin.tools.causal import effect_chains
+from resin.tools.causal import cause_chains, effect_chains
 from resin.tools.entities import bridge_entities, passages_about, units_about
 from resin.tools.pairs import paired_passages
 from resin.tools.retrieval import (
@@ -175,6 +176,19 @@ def _passage_slots(hop: Hop, units: list[UnitHit], task: HopTask, ctx: Context) 
     return ctx.k_per_hop if thin else QUESTION_HOP_PASSAGES
 
 
+def told_chains(index: Index, query: str) -> list[Chain]:
+    """The causal story a question asks for, every link a sentence the answer cites.
+
+    "What happens to X when Y?": the chain from Y to an effect on X; "Why does X?": the chain of
+    causes that ends at X (its last link's head is the immediate cause).
+    """
+    parts = causal_parts(query)
+    if parts:
+        return effect_chains(index, parts[1], parts[0])
+    why = why_clause(query)
+    return cause_chains(index, why, main_verb(why)) if why else []
+
+
 def _definitions(index: Index, query: str, held: set[str]) -> list[UnitHit]:
     """For "Who was X?" / "What is X?": X's own entity-type units, however the search ranked them.
 
@@ -206,8 +220,7 @@ def _typed(hop: Hop, task: HopTask, ctx: Context, started: float) -> dict[str, A
     chains = traverse_chains(
         index, result.query, hop.direction, ctx.chain_depth, ctx.tau, ctx.top_chains
     )
-    parts = causal_parts(result.query)
-    effects = effect_chains(index, parts[1], parts[0]) if parts else []
+    effects = told_chains(index, result.query)
     evidence = _chain_evidence(effects, hop.id, index) + evidence
     if task["has_dependents"] and task["plan_source"] == "model" and not result.answer:
         # a model's plan whose hop the reader could not answer: the hop model's short answer,
@@ -288,8 +301,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
         chains = traverse_chains(
             index, query, hop.direction, ctx.chain_depth, ctx.tau, ctx.top_chains
         )
-        parts = causal_parts(query)  # "what happens to X when Y": the chain from Y to X
-        effects = effect_chains(index, parts[1], parts[0]) if parts else []
+        effects = told_chains(index, query)
         searched = search_passages(index, query, _passage_slots(hop, units, task, ctx))
         # the whole question: the pair of passages it most likely needs leads (`resin.tools.pairs`)
         passages = paired_passages(index, query, searched) if hop.id == 1 else searched

@@ -1,0 +1,126 @@
+"""Honest answers on the sample corpus: yes/no by polarity, why by the cause, about X by its facts.
+
+The real offline path: the parser's units, the real embedder, the default (embedded) answer
+mode, which ranks candidates and calls no model. A question the documents do not answer is
+"not found", never a guess.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from resin.agent.answering.answer import NOT_FOUND
+from resin.agent.context import Context
+from resin.agent.graph import graph
+from resin.agent.nodes.plan import ENGLISH_ONLY
+from resin.indexes.build import Builder
+from resin.indexes.documents import load_documents
+from resin.tools.causal import cause_chains
+from tests.conftest import SAMPLE_DOCS
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory, embedder, nlp_extractor):
+    from resin.indexes.index import close_indexes, open_index
+
+    path = tmp_path_factory.mktemp("kinds") / "index"
+    index = open_index(path, embedder, create=True)
+    docs, _ = load_documents([SAMPLE_DOCS])
+    Builder(index, None, nlp=nlp_extractor).run(docs)
+    yield index
+    close_indexes()
+
+
+def ask(index, question: str) -> dict:
+    return graph.invoke({"question": question}, context=Context(index_path=str(index.config.path)))
+
+
+def sentences(out: dict) -> list[str]:
+    return [s["sentence"] for s in out["sources"]]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "cited"),
+    [
+        ("Does pale gill fever infect humans?", "no", "Pale gill fever does not infect humans."),
+        (
+            "Does pale gill fever infect fish?",
+            "yes",
+            "Pale gill fever is a disease of fish in the Tessel River.",
+        ),
+    ],
+)
+def test_yes_or_no_is_the_polarity_of_the_sentence_that_writes_the_claim(
+    sample, question, answer, cited
+):
+    out = ask(sample, question)
+    assert out["answer"] == answer
+    assert sentences(out)[0] == cited
+
+
+def test_why_is_answered_by_the_cause_with_its_chain_cited(sample):
+    out = ask(sample, "Why does the council cancel the Lantern Run?")
+    assert "silverfin run fail" in out["answer"]
+    cited = sentences(out)
+    assert cited[-1] == "If the silverfin run fails, the council cancels the Lantern Run."
+    assert "Outbreaks of pale gill fever cause the silverfin run to fail." in cited
+
+
+def test_a_cause_chain_ends_at_a_state_that_writes_the_asked_verb(sample):
+    [chain] = cause_chains(sample, "the council cancel the Lantern Run", "cancel")
+    assert chain.links[-1].tail == "council cancels the Lantern Run"
+    assert chain.links[-1].head == "silverfin run fails"
+    assert cause_chains(sample, "the Brannock Mill closed", "close") == []
+
+
+def test_tell_me_about_gives_the_defining_sentence_and_the_main_facts(sample):
+    out = ask(sample, "Tell me about Hessa Varn")
+    assert out["answer"] == (
+        "Hessa Varn was a civil engineer who specialized in dams and harbor works."
+    )
+    cited = sentences(out)
+    assert len(cited) >= 3 and all("Hessa Varn" in s for s in cited)
+    assert {s["title"] for s in out["sources"]} == {"Hessa Varn"}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Why is the Brannock Mill closed?",  # the documents never say it is
+        "Which is longer, the Tessel River or the Salt Ledger Road?",  # no length is written
+        "Tell me about Zorbax",  # no document names it
+        "Who was the mayor of Caldmere?",  # no sentence says
+    ],
+)
+def test_what_the_documents_do_not_say_is_not_found(sample, question):
+    out = ask(sample, question)
+    assert out["answer"] in ("", NOT_FOUND), out["answer"]
+    assert NOT_FOUND in out["messages"][-1].content
+
+
+def test_a_question_in_another_language_is_told_so(sample):
+    out = ask(sample, "Où est née Hessa Varn ?")
+    assert out["messages"][-1].content == ENGLISH_ONLY
+
+
+def test_the_forms_that_ask_for_a_cause_or_a_summary():
+    from resin.agent.language.forms import about_subject, why_clause
+
+    assert why_clause("Why was the Lantern Run cancelled in 1958?") == (
+        "the Lantern Run cancelled in 1958"
+    )
+    assert why_clause("Who cancelled the Lantern Run?") == ""
+    assert about_subject("What do you know about the Orrin Dam?") == "the Orrin Dam"
+    assert about_subject("Describe Caldmere.") == "Caldmere"
+    assert about_subject("Who designed the Orrin Dam?") == ""
+
+
+def test_a_comparison_by_a_measure_needs_the_measure_written():
+    from resin.agent.answering.options import measured
+    from resin.agent.language.questions import Question
+    from resin.indexes.lexical import stems
+
+    longer = measured(Question.read("Which is longer, the Tessel River or the Salt Ledger Road?"))
+    assert stems("long") <= longer
+    assert stems("members") <= measured(Question.read("Which band has more members, A or B?"))
+    assert measured(Question.read("Which man, Alan Ross or Bo Dee, is known for jazz?")) == set()
