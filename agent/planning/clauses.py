@@ -1,0 +1,227 @@
+"""Descriptions a clause makes: relative clauses, free relatives, contact clauses, "the N in #k".
+
+"the city where X died", "the school that owns X", "what X owns", "the band X joined": each is
+read off the question's parse and replaced by a placeholder for the hop that resolves it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spacy.tokens import Doc, Token
+
+from resin.agent.language.relations import AnswerType, relation_type
+from resin.agent.planning.names import PLACEHOLDER, Plan, entity_end, is_name_word
+from resin.indexes.nlp_extraction import load_pipeline
+
+# A kind of work before its title ("the film X").
+KIND_WORDS = re.compile(
+    r"^(?:the )?(?:(?:film|movie|song|album|novel|book|series|show|band|single|play|opera|"
+    r"poem|painting|game|video game|tv series|television series|magazine|newspaper) )"
+)
+RELATIVES = ("where", "that", "which", "who", "whom", "whose")
+# Words a question opens with (a clause opening so is the question's own, not a description).
+WH_OPENERS = frozenset("in at on what which when where how".split())
+
+
+def _clause_end(doc: Doc, end: int) -> int:
+    """A clause's last token: no final punctuation, but the closing quote of a title it opened."""
+    if doc[end].is_punct and doc[end].text != '"':
+        end -= 1
+    if doc[: end + 1].text.count('"') % 2 and end + 1 < len(doc) and doc[end + 1].text == '"':
+        end += 1
+    return end
+
+
+def _main_participle(doc: Doc, start: int, clause_start: int, clause_end: int) -> int:
+    """Where the question's own participle phrase starts inside the clause, or 0 (none).
+
+    "In what year was the university where X was a professor founded?", "When was the star who
+    left the team signed by Barcelona?": a question that opens with a bare "was" before the noun
+    needs a participle of its own, and the small parser hangs it inside the clause. It is the
+    clause's last participle phrase, not the clause's own verb ("that was designed by X").
+    """
+    # "When was", "In what year was", "What county is": the question word, then a bare "was"
+    be = next((t.i for t in doc[1 : min(start, 4)] if t.lemma_ == "be"), None)
+    if be is None or doc[0].lower_ not in WH_OPENERS or doc[be + 1].pos_ == "VERB":
+        return 0
+    for token in doc[clause_start + 3 : clause_end + 1]:
+        if token.tag_ != "VBN" or token.dep_ == "relcl" or token.nbor(-1).pos_ in ("AUX", "PART"):
+            continue
+        if max(t.i for t in token.subtree) >= clause_end and clause_end >= len(doc) - 2:
+            return token.i
+    return 0
+
+
+def relative(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace the first "the N where/that/who CLAUSE" whose clause names a name or #k by its hop.
+
+    The clause belongs to the noun just before its relative word (English puts it there; the
+    small parser often attaches it further up); it ends where the parse's clause ends.
+    """
+    doc = load_pipeline()(" ".join(words))
+    for rel in reversed(doc):  # the innermost clause first: it holds no other
+        opener = rel.lower_
+        if opener not in RELATIVES or rel.i < 2:
+            continue
+        if not any(t.pos_ in ("VERB", "AUX") for t in doc[rel.i + 1 :]):
+            continue  # "in which Maryland county?" asks; it opens no clause
+        noun = doc[rel.i - 1]
+        if noun.pos_ == "ADP" and noun.lower_ != "of" and opener in ("which", "whom"):
+            noun = doc[rel.i - 2]  # "the league in which …", "the person to whom …"
+        if noun.pos_ not in ("NOUN", "PROPN") or not noun.is_lower:
+            continue
+        start = next((t.i for t in doc[max(0, noun.i - 3) : noun.i] if t.lower_ == "the"), None)
+        if start is None:
+            continue
+        clause_start = noun.i + 1
+        ends = [
+            max(t.i for t in tok.subtree)
+            for tok in doc[clause_start:]
+            if tok.dep_ in ("relcl", "acl", "advcl", "ccomp")
+            and min(t.i for t in tok.subtree) == clause_start
+        ]
+        clause_end = _clause_end(doc, max(ends) if ends else len(doc) - 1)
+        own = _main_participle(doc, start, clause_start, clause_end)
+        if own:
+            clause_end = own - 1  # "when was the N where X taught founded?": the question's verb
+        clause = doc[clause_start : clause_end + 1].text.split()
+        named = [j for j, w in enumerate(clause) if is_name_word(w)]
+        if not named:
+            continue
+        head = doc[start + 1 : noun.i + 1].text
+        kind = relation_type(noun.lower_)
+        if opener == "where" and kind == "other":
+            kind = "place"
+        if opener in ("who", "whom") and kind == "other":
+            kind = "person"
+        wh = "Who" if kind == "person" else "What"
+        refs = [w for w in clause if PLACEHOLDER.fullmatch(w.rstrip("'s"))]
+        first = named[0]
+        subject = refs[0] if refs else " ".join(clause[first : entity_end(clause, first)])
+        relation = " ".join(
+            w for w in clause if w.lower() not in RELATIVES and not is_name_word(w)
+        )
+        ref = plan.add(f"{wh} is the {head} {' '.join(clause)}?", subject, relation, kind)
+        before = doc[:start].text.split()
+        after = doc[clause_end + 1 :].text.split()
+        return [*before, ref, *after]
+    return None
+
+
+_FREE: dict[str, AnswerType] = {
+    "who": "person",
+    "whom": "person",
+    "where": "place",
+    "what": "other",
+}
+
+
+def free_relative(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace a clause a preposition takes whole, its relative word its own noun, by its hop.
+
+    "the label responsible for who sang Delta Hardware" → hop "Who sang Delta Hardware?"
+    (person); "the expedition to where Min dialects are spoken" → "Where are …". The clause is
+    the parse's subtree of the preposition's verb, and it names a name or #k.
+    """
+    doc = load_pipeline()(" ".join(words))
+    for rel in doc[2:]:
+        if rel.lower_ not in _FREE or doc[rel.i - 1].pos_ != "ADP" or rel.dep_ == "det":
+            continue  # "in what province" asks; it opens no clause
+        verb = next(
+            (
+                t
+                for t in doc[rel.i + 1 :]
+                if t.dep_ == "pcomp" and t.head.i == rel.i - 1 and t.left_edge.i == rel.i
+            ),
+            None,
+        )
+        if verb is None:
+            continue
+        end = _clause_end(doc, verb.right_edge.i)
+        clause = doc[rel.i + 1 : end + 1].text.split()
+        named = [j for j, w in enumerate(clause) if is_name_word(w)]
+        if not named:
+            continue
+        refs = [w for w in clause if PLACEHOLDER.fullmatch(w.rstrip("'s"))]
+        subject = refs[0] if refs else " ".join(clause[named[0] : entity_end(clause, named[0])])
+        relation = " ".join(w for w in clause if not is_name_word(w))
+        kind = _FREE[rel.lower_]
+        ref = plan.add(f"{rel.text.capitalize()} {' '.join(clause)}?", subject, relation, kind)
+        return [*doc[: rel.i].text.split(), ref, *doc[end + 1 :].text.split()]
+    return None
+
+
+def _in_name(token: Token) -> bool:
+    """A word of a name, or the hyphen inside one ("CKIS-FM" is three tokens)."""
+    joined = token.i > 0 and not token.nbor(-1).whitespace_ and not token.whitespace_
+    return is_name_word(token.text) or token.text in ("-", "–") and joined
+
+
+def contact(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace "the N NAME VERB …", a relative clause with no relative word, by its hop.
+
+    "the city CKIS-FM serves", "the country the U.S. fought during X": a lower-case noun after
+    "the", then a name (or #k) that is the subject of the verb right after it. The clause ends
+    where the verb's parse subtree ends.
+    """
+    doc = load_pipeline()(" ".join(words))
+    for noun in doc[1:-2]:
+        if noun.pos_ != "NOUN" or not noun.is_lower:
+            continue
+        start = next((t.i for t in doc[max(0, noun.i - 3) : noun.i] if t.lower_ == "the"), None)
+        if start is None:
+            continue
+        at = noun.i + 1 + (doc[noun.i + 1].lower_ == "the")
+        if at == noun.i + 1 and KIND_WORDS.match(f"{noun.lower_} "):
+            continue  # "the movie Hush was born …": the name is the noun's, not a clause's subject
+        if at >= len(doc) or not (
+            is_name_word(doc[at].text) or PLACEHOLDER.fullmatch(doc[at].text)
+        ):
+            continue
+        first = next((t for t in doc[at + 1 :] if not _in_name(t)), None)
+        if first is None or first.pos_ not in ("VERB", "AUX"):
+            continue
+        verb = first.head if first.dep_ in ("aux", "auxpass") else first  # "was given"
+        if not any(c.dep_ in ("nsubj", "nsubjpass") and c.i >= at for c in verb.children):
+            continue
+        end = _clause_end(doc, max(t.i for t in verb.subtree))
+        if start <= 2 and end >= len(doc) - 2:
+            continue  # "When was the last time #1 beat #2?": the clause is the question
+        kind = relation_type(noun.lower_)
+        ref = plan.add(
+            f"{'Who' if kind == 'person' else 'What'} is {doc[start : end + 1].text}?",
+            doc[at : first.i].text,
+            doc[first.i : end + 1].text,
+            kind,
+        )
+        return [*doc[:start].text.split(), ref, *doc[end + 1 :].text.split()]
+    return None
+
+
+def in_placeholder(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace "the [ADJ] NOUN in/of #k" inside a longer question ("the majority party in #1")."""
+    for i, word in enumerate(words):
+        if not PLACEHOLDER.fullmatch(word) or i < 3 or words[i - 1] not in ("in", "of", "from"):
+            continue
+        start = next((j for j in range(i - 2, max(-1, i - 7), -1) if words[j] == "the"), None)
+        if start is None:
+            continue
+        inside = start > 1 and words[start - 1] == "of"
+        named = inside and words[start - 2] in ("name", "title")  # "the name of the X of #1"
+        if i == len(words) - 1 and (named or start <= 2 and not inside):
+            # "What is the X in #1": at the end of a question that asks for it, it is what is
+            # asked; after another verb's object ("Who won the race in the city in #1") it is not
+            continue
+        phrase = words[start + 1 : i - 1]
+        if not phrase or not all(re.fullmatch(r"[a-z][a-z-]*", w) for w in phrase):
+            continue
+        tags = [t.pos_ for t in load_pipeline()(" ".join(words))[start + 1 : i - 1]]
+        if len(tags) == len(phrase) and any(t in ("VERB", "AUX") for t in tags):
+            continue  # "the plague occur in #2" is a clause, not a noun phrase
+        noun = " ".join(phrase)
+        kind = relation_type(noun)
+        wh = "Who" if kind == "person" else "What"
+        ref = plan.add(f"{wh} is the {noun} {words[i - 1]} {word}?", word, noun, kind)
+        return words[:start] + [ref] + words[i + 1 :]
+    return None
