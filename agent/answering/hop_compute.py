@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from resin.agent.answering.answer import NOT_FOUND, Answer, Source
-from resin.agent.reading.hop_answer import MONTHS
+from resin.agent.reading.signals import MONTHS
 from resin.agent.state import Hop, HopResult
 from resin.indexes.documents import Passage, Sentence
 from resin.indexes.units import normalize

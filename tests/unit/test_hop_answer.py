@@ -9,16 +9,8 @@ import pytest
 
 from resin.agent.context import Context
 from resin.agent.language.relations import kin_frame
-from resin.agent.reading.hop_answer import (
-    FEATURES,
-    HopAnswer,
-    _linked,
-    accepted,
-    hop_head,
-    ranking,
-    read_hop,
-    spans_of,
-)
+from resin.agent.reading.hop_answer import FEATURES, HopAnswer, accepted, ranking, read_hop
+from resin.agent.reading.signals import hop_head, linked_to, spans_of
 from resin.agent.reading.typed_hop import read, resolve_typed
 from resin.agent.state import Hop, HopResult
 from resin.evals.fit_ranking import _fit_listwise
@@ -372,9 +364,9 @@ def test_a_hop_asks_for_the_noun_before_its_preposition_or_clause():
 def test_a_relation_word_two_parse_arcs_away_links_the_span():
     sentence = "Orla Venn, who was born in Quillen in 1906, composed the Harrow Suite."
     words = frozenset({"compo"})
-    assert _linked(sentence, "Orla Venn", words)  # "Orla Venn … composed": its subject
-    assert not _linked(sentence, "Quillen", words)  # near in no way that matters
-    assert _linked(sentence, "Quillen", frozenset({"born"}))  # "born in Quillen"
+    assert linked_to(sentence, "Orla Venn", words)  # "Orla Venn … composed": its subject
+    assert not linked_to(sentence, "Quillen", words)  # near in no way that matters
+    assert linked_to(sentence, "Quillen", frozenset({"born"}))  # "born in Quillen"
 
 
 def test_a_country_s_name_holds_no_noun_a_hop_asks_for():
