@@ -201,9 +201,13 @@ def _fit_listwise(hops: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     return np.asarray(minimize(loss, start, jac=True, method="L-BFGS-B").x)
 
 
-def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
-    """Fit, cross-validate and write the weights; returns the report."""
-    examples: list[tuple[HopExample, list[HopAnswer], list[bool]]] = []
+# A gold hop, the reader's candidates for it, and which of them are right.
+Labelled = tuple[HopExample, list[HopAnswer], list[bool]]
+
+
+def labelled_hops(paths: list[Path]) -> list[Labelled]:
+    """Every gold hop of the files (but yes/no ones), with its candidates labelled right or not."""
+    examples: list[Labelled] = []
     similarity = _Similarity()
     for path in paths:
         name = path.stem
@@ -215,13 +219,22 @@ def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
                 labels = [exact_match(c.text, example.answers) > 0 for c in cands]
                 examples.append((example, cands, labels))
         print(f"{name}: {sum(e[0].dataset == name for e in examples)} hops", file=sys.stderr)
+    return examples
+
+
+def fit_labelled(examples: list[Labelled], paths: list[Path], seed: int = 0) -> dict[str, Any]:
+    """Fit and cross-validate on labelled hops (of `paths`); the report, written nowhere.
+
+    The report is what `fit` writes to the shipped file: the features, weights, threshold, the
+    `fitted` note and the folds' figures per set.
+    """
     questions = sorted({(e.dataset, e.question_id) for e, _, _ in examples})
     rng = np.random.default_rng(seed)
     fold_of = {
         q: int(f) for q, f in zip(questions, rng.integers(0, FOLDS, len(questions)), strict=True)
     }
 
-    def train(rows: list[tuple[HopExample, list[HopAnswer], list[bool]]]) -> np.ndarray:
+    def train(rows: list[Labelled]) -> np.ndarray:
         return _fit_listwise([(_matrix(c), np.array(lab)) for _, c, lab in rows if any(lab)])
 
     predicted: list[tuple[str, float, bool, bool]] = []  # dataset, top prob, top right, any right
@@ -249,7 +262,7 @@ def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
             ),
         }
     final = train(examples)
-    report = {
+    return {
         "features": list(FEATURES),
         "weights": [round(float(w), 4) for w in final],
         "threshold": round(threshold, 4),
@@ -259,6 +272,20 @@ def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
         "cross_validated": per_set,
         "command": "python -m resin.evals.fit_ranking " + " ".join(f"--data {p}" for p in paths),
     }
+
+
+def fit_weights(paths: list[Path], seed: int = 0) -> dict[str, Any]:
+    """The weights fit on these files alone, as `fit` would write them, without writing them.
+
+    For scoring a set with weights that never saw it (`resin.evals.hop_reading` refits on the
+    other sets); `labelled_hops` once and `fit_labelled` per subset does the same for several.
+    """
+    return fit_labelled(labelled_hops(paths), paths, seed)
+
+
+def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
+    """Fit, cross-validate and write the weights; returns the report."""
+    report = fit_weights(paths, seed)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return report
