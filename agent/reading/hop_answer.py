@@ -3,8 +3,8 @@
 A hop asks one thing about one subject ("What is the place of birth of Mario Bonnard?"). Its
 answer is read in two steps, as RESIN reads a one-hop need:
 
-1. units: a unit about the subject whose predicate writes the relation ("Mario Bonnard | born
-   in | Rome") offers its other side;
+1. units: a unit about the subject offers its other side, the more when its predicate writes the
+   relation ("Mario Bonnard | born in | Rome") or means it (the embedder's cosine);
 2. sentences: every span of the expected type in the subject's own passages and in the passages
    the hop's search found.
 
@@ -14,7 +14,8 @@ The features read words and the parse, and the embedder's reading of which sente
 the hop asks (its cosine with the question); the weights were fit with the default embedder
 (MiniLM), whose cosines another embedder's only approximate.
 A person hop never answers with a nationality, a date hop never with a name: spans of another
-type are never candidates. Below the fitted threshold, the hop has no answer (nothing is invented).
+type are never candidates. Unless its best candidate stands clear of the next by the fitted
+threshold, the hop has no answer (nothing is invented).
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from resin.agent.language.relations import (
     AnswerType,
@@ -47,9 +49,11 @@ from resin.agent.reading.signals import (
     has_measure,
     hop_head,
     in_slot,
+    is_range,
     labels_for,
     linked_to,
     place_chain,
+    proper_adjectives,
     relation_before,
     relation_near,
     spans_of,
@@ -61,6 +65,8 @@ from resin.indexes.lexical import stems
 from resin.indexes.units import ReasoningUnit, entity_key, normalize
 
 WEIGHTS_FILE = Path(__file__).with_name("hop_ranking.json")
+# A unit's predicate this near the relation by meaning writes it: its answer is read "via" a unit.
+UNIT_MEANS = 0.5
 # The features of a candidate, in the order of the fitted weights.
 FEATURES = (
     "typed",  # its span carries an entity label of the expected type
@@ -94,7 +100,10 @@ FEATURES = (
     "country",  # a country's name where a country or nationality is asked
     "country_unasked",  # a country's name where a narrower place is asked ("which county")
     "country_not_place",  # a country's name where no place is asked
+    "unit_meaning",  # a unit about the subject gives it, its predicate's cosine with the relation
 )
+# Relation words of a birth or a death: one point in time, never a range.
+_POINT = frozenset({"born", "birth", "died", "death", "die"})
 @dataclass
 class HopAnswer:
     """One candidate answer of a hop, where it is written and how sure the ranking is."""
@@ -113,15 +122,34 @@ class Ranking:
 
     The weights order one hop's candidates (`evals/fit_ranking.py` fits them per hop); the
     threshold, chosen on the folds' best candidates, is where a hop is left without an answer.
+    A conditional logit fixes no level: what a hop's candidates share shifts them all, and
+    differs from one kind of text to another. So a candidate is judged by its margin over the
+    next best candidate of its hop (`standings`), which carries over between sets.
     """
 
     weights: tuple[float, ...]
     threshold: float
 
+    def logit(self, features: dict[str, float]) -> float:
+        """The candidate's weighted features."""
+        return sum(w * features.get(f, 0.0) for f, w in zip(FEATURES, self.weights, strict=True))
+
     def score(self, features: dict[str, float]) -> float:
-        """The logit squashed to (0, 1): a candidate's standing, comparable to the threshold."""
-        z = sum(w * features.get(f, 0.0) for f, w in zip(FEATURES, self.weights, strict=True))
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        """The logit squashed to (0, 1): how the ranking orders one hop's candidates."""
+        return _squash(self.logit(features))
+
+    def standings(self, candidates: Sequence[dict[str, float]]) -> list[float]:
+        """Each candidate's margin over the best one below it, squashed: what the threshold judges.
+
+        The candidates come best first; the last (a lone one too) stands by its own logit, a
+        margin over nothing.
+        """
+        logits = [self.logit(f) for f in candidates]
+        return [_squash(z - max(logits[i + 1 :], default=0.0)) for i, z in enumerate(logits)]
+
+
+def _squash(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 @cache
@@ -150,6 +178,41 @@ def unit_answers(
     return found
 
 
+def unit_meanings(
+    units: Sequence[ReasoningUnit], subject: str, cosines: Mapping[str, float]
+) -> dict[str, float]:
+    """The other side of each unit about the subject: its predicate's best cosine with the relation.
+
+    `cosines` holds each unit's predicate's cosine with the hop's relation, by unit id (the
+    embedder's reading of whether "was born in" writes "place of birth").
+    """
+    key = entity_key(subject)
+    found: dict[str, float] = {}
+    if not key:
+        return found
+    for unit in units:
+        if unit.kind not in ("relation", "entity-fact") or unit.id not in cosines:
+            continue
+        for mine, other in ((unit.subject, unit.object), (unit.object, unit.subject)):
+            if mine and other and entity_key(mine) == key:
+                side = normalize(other)
+                found[side] = max(found.get(side, 0.0), cosines[unit.id])
+    return found
+
+
+def predicate_cosines(
+    embed: Callable[[list[str]], Any], relation: str, units: Sequence[ReasoningUnit]
+) -> dict[str, float]:
+    """Each unit's predicate's cosine with the relation, by unit id, by `embed` (unit vectors)."""
+    units = [u for u in units if u.predicate and u.kind in ("relation", "entity-fact")]
+    if not units or not relation.strip():
+        return {}
+    predicates = list(dict.fromkeys(u.predicate for u in units))
+    vectors = embed([relation, *predicates])
+    cosine = {p: float(vectors[i + 1] @ vectors[0]) for i, p in enumerate(predicates)}
+    return {u.id: cosine[u.predicate] for u in units}
+
+
 def read_hop(
     question: str,
     subject: str,
@@ -160,13 +223,15 @@ def read_hop(
     units: Sequence[ReasoningUnit] = (),
     not_answers: Sequence[str] = (),
     similarity: Mapping[str, float] | None = None,
+    predicate_similarity: Mapping[str, float] | None = None,
 ) -> list[HopAnswer]:
     """The hop's candidate answers, best first, each with the features it was ranked by.
 
     `passages` are in retrieval order; `own` holds the ids of the subject's own passages;
     `not_answers` are names this hop may not answer with (what the hops before it asked about);
     `similarity` is each sentence's cosine with the question, by sentence id
-    (`IndexReads.sentence_similarity`), the embedder's reading of which sentence answers.
+    (`IndexReads.sentence_similarity`), the embedder's reading of which sentence answers;
+    `predicate_similarity` each unit's predicate's cosine with the relation, by unit id.
     """
     allowed = labels_for(answer_type, relation)
     rel_words = relation_words(relation)
@@ -183,6 +248,9 @@ def read_hop(
     excluded = {entity_key(n) for n in not_answers} - {""}
     held_names = excluded | ({subject_key} - {""})
     by_unit = unit_answers(units, subject, relation)
+    by_meaning = unit_meanings(units, subject, predicate_similarity or {})
+    nationality = relation_head(relation) in NATIONALITY
+    point = answer_type == "date" and bool(rel_words & _POINT)
     similarity = similarity or {}
     nearest = max(similarity.values(), default=0.0)
     best: dict[str, HopAnswer] = {}
@@ -201,6 +269,8 @@ def read_hop(
             places = (
                 [s for s, lab in spans if lab in PLACE_LABELS] if answer_type == "place" else []
             )
+            if nationality:
+                spans += [(a, "NORP") for a in proper_adjectives(sentence.text)]
             for span, label in spans:
                 fit = type_fit(label, span, answer_type, allowed)
                 text = span.strip(" ,.;:'\"()[]-–—")
@@ -213,6 +283,8 @@ def read_hop(
                     continue  # "Scottish reformer John Knox": the name is a candidate of its own
                 if f" {key} " in asked_norm or key in excluded:
                     continue  # the question's own words are no answer
+                if point and is_range(text):
+                    continue  # "4 May 1901 – 1960": a birth or a death is one of its dates
                 if answer_type == "number" and catalogued(sentence.text, text):
                     continue  # "RV 728", "Op. 3": a catalogue number counts nothing
                 if (
@@ -251,6 +323,7 @@ def read_hop(
                     "most_similar": float(sentence.id in similarity and cosine >= nearest),
                     "similar_gap": cosine - nearest,
                     **country_features(key in countries, mentions_country, answer_type),
+                    "unit_meaning": by_meaning.get(key, 0.0),
                 }
                 if role and not writes_role(features, role & words):
                     continue
@@ -269,11 +342,13 @@ def read_hop(
         candidate.features["nested"] = float(
             any(len(other) > len(key) and key in other for other in held[candidate.sentence_id])
         )
-        candidate.score = model.score(candidate.features)
-        if candidate.features["unit"]:
+        if candidate.features["unit"] or candidate.features["unit_meaning"] >= UNIT_MEANS:
             candidate.via = "unit"
         out.append(candidate)
-    return sorted(out, key=lambda c: (-c.score, c.text))
+    out.sort(key=lambda c: (-model.logit(c.features), c.text))
+    for candidate, standing in zip(out, model.standings([c.features for c in out]), strict=True):
+        candidate.score = standing
+    return out
 
 
 def _prior(features: dict[str, float]) -> float:
@@ -282,6 +357,11 @@ def _prior(features: dict[str, float]) -> float:
 
 
 def accepted(answers: Sequence[HopAnswer]) -> list[HopAnswer]:
-    """The answers at or above the fitted threshold, best first (at most the best and one more)."""
+    """The best answer if its margin clears the fitted threshold, and the next if its own does.
+
+    The next one is an alternative when it stands as far above the rest as the best one does.
+    """
     threshold = ranking().threshold
-    return [a for a in answers if a.score >= threshold][:2]
+    if not answers or answers[0].score < threshold:
+        return []
+    return [a for a in answers[:2] if a.score >= threshold]
