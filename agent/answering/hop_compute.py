@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from resin.agent.answering.answer import NOT_FOUND, Answer, Source
+from resin.agent.language.questions import is_yes_no
 from resin.agent.reading.signals import MONTHS
 from resin.agent.state import Hop, HopResult
 from resin.indexes.documents import Passage, Sentence
@@ -74,6 +75,8 @@ def compute(hop: Hop, results: dict[int, HopResult]) -> tuple[str, str]:
             return "", "the hops did not give a date for every option"
         pick = max(known) if hop.compute in ("latest", "longest") else min(known)
         at = values.index(pick)
+        if is_yes_no(hop.question):  # "Is A older than B?" claims the first option
+            return ("yes" if at == 0 else "no"), f"compared the dates: {hop.compute}"
         return _named(hop.options[at], groups[at]), f"compared the dates: {hop.compute}"
     if hop.compute == "same":
         lasts = [g[-1] for g in groups]

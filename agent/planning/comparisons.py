@@ -55,15 +55,25 @@ def _bridge_noun(lead: str) -> str:
 
 _OPTIONS_AFTER = re.compile(r"^([^,]+?),? (?:out of|between|among) (.+?) and (.+)$")
 _OPTIONS_INSIDE = re.compile(rf"^({AUX}) (.+?) or (.+?) ((?:[a-z]+ ?)+)$")
+# "Is A older than B", "Was A built before B": a comparison asked as yes or no, A the claimed one.
+_ARTICLE = re.compile(r"^(?:the|a|an) ")
+_CLAIMED = re.compile(
+    r"^((?:is|was|are|were|did|does) )(.+?) ((?:[a-z]+ ){0,2}(?:[a-z]+er than|before|after|prior to))"
+    r" (.+)$"
+)
 
 
 def compared_options(question: str) -> tuple[str, list[str]]:
     """A comparison's lead words and its two options ('', [] when it names none).
 
     "Which came out first, A or B?", "Was A or B born first?", "Who was born first out of A
-    and B?". Titles may hold commas, colons and capitalized "Or": the lead is what precedes the first
+    and B?"; asked as yes or no, "Is A older than B?" (A first, the one the question claims).
+    Titles may hold commas, colons and capitalized "Or": the lead is what precedes the first
     comma, and the options split at the first lower-case "or".
     """
+    claimed = _CLAIMED.match(question[:1].lower() + question[1:])
+    if claimed and all(is_name_word(_ARTICLE.sub("", claimed.group(i))) for i in (2, 4)):
+        return claimed.group(1) + claimed.group(3), [claimed.group(2), claimed.group(4)]
     inside = _OPTIONS_INSIDE.match(question[:1].lower() + question[1:])
     if inside and is_name_word(inside.group(2)) and is_name_word(inside.group(3)):
         return f"{inside.group(1)} {inside.group(4)}".lower(), [inside.group(2), inside.group(3)]
@@ -98,6 +108,8 @@ def comparison(question: str, plan: Plan) -> bool:
     event = _EVENT.search(lead)
     if _DIED.search(lead):
         attributes = [("died", "When did {} die?")]
+    elif event and event.group(0) in ("came out", "come out"):
+        attributes = [("came out", "When did {} come out?")]
     elif event:
         attributes = [(event.group(0), "When was {} " + event.group(0) + "?")]
     elif _BORN.search(lead) and (bridge or _PERSON_LEAD.search(lead)) or measure == "longest":

@@ -2,7 +2,9 @@
 
 "Does pale gill fever infect humans?" is answered by the sentence that best writes the claim
 ("Pale gill fever does not infect humans.") and its polarity: "no". A claim the best sentence
-writes too little of is "no" as well (the documents do not say it), never a default "yes".
+writes too little of is "no" as well (the documents do not say it), never a default "yes"; so is
+one whose names and nouns the sentence does not all write ("Is the silverfin a kind of salmon?"
+against "The silverfin is a kind of mountain char.": the sentence says what it is instead).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from resin.agent.language.spans import parse
 from resin.indexes.documents import Passage, Sentence
 from resin.indexes.lexical import stems
 
@@ -19,6 +22,8 @@ _AUX = re.compile(
 _NEGATION = re.compile(r"\b(?:not|never|no|neither|nor|cannot|without)\b|n't\b", re.I)
 # Share of the claim's words the best sentence must write to say it.
 COVERAGE = 0.5
+# Nouns that classify rather than name what the claim is about ("a kind of char" is a char).
+_CLASSIFIERS = frozenset(stems("kind type sort form part member example one"))
 
 
 def claim_of(question: str) -> str:
@@ -42,5 +47,12 @@ def judge(
     coverage = len(words & stems(best[1].text)) / len(words)
     if coverage < COVERAGE:
         return "no", best if coverage else None
+    if _named(claim) - _CLASSIFIERS - stems(subject) - stems(best[1].text):
+        return "no", best
     negated = bool(_NEGATION.search(best[1].text)) and not _NEGATION.search(claim)
     return ("no" if negated else "yes"), best
+
+
+def _named(claim: str) -> set[str]:
+    """The stems of the claim's names, nouns and numbers: what a sentence must write to say it."""
+    return stems(" ".join(t.text for t in parse(claim) if t.pos_ in ("PROPN", "NOUN", "NUM")))

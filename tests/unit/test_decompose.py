@@ -152,6 +152,21 @@ def test_comparison_gives_a_date_hop_per_option_and_a_computed_step():
     assert hops[2].options == ["The Gentle Gunman", "A Maori Maid'S Love"]
 
 
+@pytest.mark.parametrize(
+    ("question", "first", "compute"),
+    [
+        ("Is the Orrin Dam older than the Brannock Mill?", "When did the Orrin Dam begin?", "earliest"),
+        ("Was Osric Vane born before Ilsa Moran?", "When was Osric Vane born?", "earliest"),
+        ("Did Heat come out after The Ladder?", "When did Heat come out?", "latest"),
+    ],
+)
+def test_a_comparison_asked_as_yes_or_no_keeps_the_claimed_option_first(question, first, compute):
+    hops = decompose(question)
+    assert hops[0].question == first and len(hops) == 3
+    assert hops[2].compute == compute and hops[2].question == question
+    assert compared_options(question.rstrip("?"))[1][0] in first
+
+
 def test_bridge_comparison_asks_each_options_director_then_the_date():
     hops = decompose(
         "Which film has the director who died earlier, Slums Of Berlin or Phantom India?"

@@ -48,6 +48,10 @@ def sentences(out: dict) -> list[str]:
             "yes",
             "Pale gill fever is a disease of fish in the Tessel River.",
         ),
+        # the sentence writes the claim's frame but another kind: it says what it is instead
+        ("Is the silverfin a kind of salmon?", "no", "The silverfin is a kind of mountain char."),
+        ("Is the silverfin a kind of mountain char?", "yes", "The silverfin is a kind of mountain char."),
+        ("Was the Orrin Dam designed by Oren Thale?", "no", "The Orrin Dam was designed by Hessa Varn."),
     ],
 )
 def test_yes_or_no_is_the_polarity_of_the_sentence_that_writes_the_claim(
@@ -124,3 +128,19 @@ def test_a_comparison_by_a_measure_needs_the_measure_written():
     assert stems("long") <= longer
     assert stems("members") <= measured(Question.read("Which band has more members, A or B?"))
     assert measured(Question.read("Which man, Alan Ross or Bo Dee, is known for jazz?")) == set()
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Is the Orrin Dam older than the Brannock Mill?", "no"),
+        ("Is the Brannock Mill older than the Orrin Dam?", "yes"),
+        ("Was the Orrin Dam built before the Brannock Mill?", "no"),
+        ("Is the Orrin Dam newer than the Brannock Mill?", "yes"),
+    ],
+)
+def test_a_comparison_asked_as_yes_or_no_compares_both_dates(sample, question, answer):
+    out = ask(sample, question)
+    assert out["answer"] == answer
+    cited = " ".join(sentences(out))
+    assert "1874" in cited and "Orrin Dam" in cited  # both options' dates rest on their sentences
