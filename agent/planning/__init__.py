@@ -9,6 +9,9 @@ left, "Where was #2", asks nothing more, so hop 2 answers the question. The read
 - possessives: "X's father", "X's paternal grandfather" (father of father, `relations.KINSHIP`);
 - a relational noun after a name: "the Oh Yeah performer";
 - relative clauses, from the parse: "the city where X died", "the school that owns X";
+- participle descriptions: "the film directed by X", "the film starring X";
+- statements with the question word inside ("X was born in a town with how many residents?"):
+  each hop gets its question phrase in front ("How many residents does #1 have?");
 - comparisons of two options ("Which film came out first, A or B?"), through a bridge when the
   options are compared by someone of theirs ("Which film has the director born later, A or B?");
 - "the same country" questions, "both" yes/no questions and "in common" questions.
@@ -24,6 +27,7 @@ import re
 
 from resin.agent.language.relations import AnswerType, question_type
 from resin.agent.planning.comparisons import both, common, compared_options, comparison, same
+from resin.agent.planning.declaratives import bridge_prep, front, opens_question
 from resin.agent.planning.descriptions import (
     bridge_clause,
     chain,
@@ -72,9 +76,29 @@ def decompose(question: str) -> list[Hop]:
 
 
 def _read(text: str) -> list[Hop]:
+    """The first reading that decomposes the text, its hops opening with their question words.
+
+    A declarative question none of the readers splits is read again with its question phrase in
+    front ("The film X directed was released in what year?" → "In what year was the film …").
+    """
+    hops = _first_reading(text)
+    if not hops and not opens_question(text):
+        fronted = front(text)
+        hops = _first_reading(fronted.rstrip("?")) if fronted else []
+        hops = hops if len(hops) > 1 else []
+    for hop in hops:
+        fronted = None if hop.compute else front(hop.question)
+        if fronted:
+            hop.question = fronted
+            kind = question_type(wh_words(fronted), hop.relation)
+            hop.answer_type = hop.answer_type if kind == "other" else kind
+    return hops
+
+
+def _first_reading(text: str) -> list[Hop]:
     """The first reading that decomposes the text, within the hop limit."""
     lost = False  # a reading whose hop lost the question's predicate ("When did #1?")
-    for reader in (comparison, same, both, common, chain, bridge_clause):
+    for reader in (comparison, same, both, common, chain, bridge_clause, bridge_prep):
         plan = Plan()
         if reader(text, plan) and len(plan.hops) <= MAX_PARSED_HOPS:
             if not any(asks_nothing(h.question) for h in plan.hops if not h.compute):

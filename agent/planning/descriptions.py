@@ -17,6 +17,7 @@ from resin.agent.planning.clauses import (
     contact,
     free_relative,
     in_placeholder,
+    participle,
     relative,
 )
 from resin.agent.planning.names import (
@@ -175,6 +176,7 @@ def chain(question: str, plan: Plan) -> bool:
             or prep_description(words, plan)
             or contact(words, plan)
             or relative(words, plan)
+            or participle(words, plan)
             or free_relative(words, plan)
             or in_placeholder(words, plan)
         )
@@ -271,6 +273,8 @@ _DID = re.compile(
     r"^((?:\w+ )?(?:when|where|who|whom|what|which|how|why)(?: \w+)?) (did|does|do) (.+)$", re.I
 )
 
+_VERBLESS_CLAUSE = re.compile(r"\b(?:where|when|that|which|who|whom) #\d+\?$")
+
 
 def main_verb(question: str, plan: Plan) -> bool:
     """Read "When did DESCRIPTION VERB …" at its main verb, when the parse took the verb in.
@@ -291,6 +295,8 @@ def main_verb(question: str, plan: Plan) -> bool:
     )
     if verb is None or not chain(f"What is {doc[: verb.i].text}", plan):
         return False
+    if _VERBLESS_CLAUSE.search(plan.hops[-1].question):
+        return False  # "What is the place where #2?": the description's clause lost its verb
     ref = f"#{plan.hops[-1].id}"
     asked = f"{opening.group(1)} {opening.group(2)} {ref} {doc[verb.i :].text}"
     relation = main_relation(" ".join(w for w in asked.split() if w != ref))

@@ -3,6 +3,7 @@
 import pytest
 
 from resin.agent.planning import compared_options, decompose, describe_hop
+from resin.agent.planning.declaratives import front
 from resin.agent.planning.descriptions import main_verb
 from resin.agent.planning.names import Plan, asks_nothing
 
@@ -279,14 +280,14 @@ def test_a_bridge_described_before_the_clause_that_asks():
     hops = decompose("Orla Venn was voiced by the actress who won fame on what show?")
     assert [(h.question, h.subject, h.answer_type) for h in hops] == [
         ("Who is the actress that Orla Venn was voiced by?", "Orla Venn", "person"),
-        ("#1 won fame on what show?", "#1", "work"),
+        ("On what show did #1 win fame?", "#1", "work"),
     ]
     born = decompose("The Copper Lanterns were written by a poet born in what year?")
-    assert [h.question for h in born][-1] == "#1 was born in what year?"
+    assert [h.question for h in born][-1] == "In what year was #1 born?"
     assert born[-1].answer_type == "date"
     tall = decompose("Lindmoor Fen lies at the foot of a mountain that is how many feet tall?")
     assert [(h.question, h.answer_type) for h in tall][-1] == (
-        "#1 is how many feet tall?",
+        "How many feet tall is #1?",
         "number",
     )
     # "X is an area where …" describes X itself: there is no bridge to ask for
@@ -341,3 +342,68 @@ def test_a_did_question_is_read_at_its_main_verb():
     assert plan.hops[-1].answer_type == "date"
     assert asks_nothing("When did #1?") and asks_nothing("How were #2 #1?")
     assert not asks_nothing("When did #2 change the body style of the Vane 350?")
+
+
+def test_a_declarative_question_word_is_fronted_in_its_hop():
+    hops = decompose("The director of Film Morvane Tale was born in what city?")
+    assert [h.question for h in hops] == [
+        "Who is the director of Morvane Tale?",
+        "In what city was #1 born?",
+    ]
+    assert hops[1].answer_type == "place" and hops[1].depends_on == [1]
+    wife = decompose("Orvin Castellane's wife was born where?")
+    assert wife[-1].question == "Where was #1 born?" and wife[-1].answer_type == "place"
+    film = decompose("Tobin Arle starred in a film directed by whom?")
+    assert film[-1].question == "By whom was #1 directed?"
+
+
+def test_fronting_inverts_the_clause_or_strands_a_noun_s_preposition():
+    assert front("#1 was born in what city?") == "In what city was #1 born?"
+    assert front("#1 also created what comedy?") == "What comedy did #1 also create?"
+    inhabitants = "How many inhabitants in 2011 did #1 have?"
+    assert front("#1 had how many inhabitants in 2011?") == inhabitants
+    assert front("#1 is how many miles long?") == "How many miles long is #1?"
+    # a preposition after a noun stays; so does one a question seldom opens with
+    capital = "What is the region that #1 is the capital of?"
+    assert front("#1 is the capital of what region?") == capital
+    assert front("#1 was built around which drum?") == "What is the drum that #1 was built around?"
+    # already a question, or a question word inside a clause of its own: nothing to move
+    assert front("Where was #1 born?") is None
+    assert front("#1 married a singer who won what award?") is None
+
+
+def test_a_noun_placed_by_a_question_phrase_is_a_bridge():
+    dam = decompose("Idra Solvane designed a dam on which river?")
+    assert [h.question for h in dam] == [
+        "What is the dam that Idra Solvane designed?",
+        "On which river is #1?",
+    ]
+    assert dam[0].subject == "Idra Solvane" and dam[1].answer_type == "place"
+    farm = decompose("Idra Solvane owns a farm near which town?")
+    assert farm[-1].question == "What is the town that #1 is near?"
+    town = decompose("Orvin Castellane was born in a town with how many residents?")
+    assert town[-1].question == "How many residents does #1 have?"
+    assert town[-1].answer_type == "number"
+    # company, not something the noun has; and a noun the subject is, not one it reaches
+    assert decompose("Velda Morne starred in a sitcom with what other actor?") == []
+    assert decompose("Velmoria is a city in what county?") == []
+
+
+def test_a_participle_description_is_a_hop():
+    hops = decompose("The film directed by Tobin Arle was released in what year?")
+    assert [h.question for h in hops] == [
+        "What is the film directed by Tobin Arle?",
+        "In what year was #1 released?",
+    ]
+    assert hops[0].subject == "Tobin Arle" and hops[0].answer_type == "work"
+    company = decompose("Where was the company founded by Orvin Castellane based?")
+    assert [h.question for h in company] == [
+        "What is the company founded by Orvin Castellane?",
+        "Where was #1 based?",
+    ]
+    starring = decompose("When did the director of the film starring Velda Morne die?")
+    assert [h.question for h in starring][0] == "What is the film starring Velda Morne?"
+    # the question's own passive verb, a description that is the whole question, no name
+    assert decompose("When was the actor born who starred in Orla Nights?") == []
+    assert decompose("What is the film directed by Tobin Arle?") == []
+    assert decompose("Who plays for the club founded in 1905?") == []
