@@ -305,11 +305,9 @@ def fit_labelled(examples: list[Labelled], paths: list[Path], seed: int = 0) -> 
                 predicted.append((example.dataset, 0.0, False, False))
                 continue
             fold_ranking = Ranking(tuple(float(w) for w in model), threshold=0.0)
-            logits = [fold_ranking.logit(c.features) for c in cands]
-            order = sorted(range(len(cands)), key=lambda i: -logits[i])
-            top = order[0]  # judged by its margin over the next best (`Ranking.standings`)
-            standing = fold_ranking.standings([cands[i].features for i in order])[0]
-            predicted.append((example.dataset, standing, labels[top], any(labels)))
+            probs = [fold_ranking.score(c.features) for c in cands]
+            top = int(np.argmax(probs))
+            predicted.append((example.dataset, float(probs[top]), labels[top], any(labels)))
     threshold = _threshold(predicted)
     per_set: dict[str, dict[str, float]] = {}
     for name in sorted({p[0] for p in predicted}):
@@ -353,7 +351,7 @@ def fit(paths: list[Path], out: Path, seed: int = 0) -> dict[str, Any]:
 
 
 def _threshold(predicted: list[tuple[str, float, bool, bool]]) -> float:
-    """The standing (margin over the next best) below which a hop's best answer is dropped.
+    """The probability below which a hop's best answer is dropped: "not found" instead.
 
     The highest one that drops at most `RIGHT_LOSS` of the folds' right answers: everything
     it drops beyond those would have been an invented answer.

@@ -14,8 +14,7 @@ The features read words and the parse, and the embedder's reading of which sente
 the hop asks (its cosine with the question); the weights were fit with the default embedder
 (MiniLM), whose cosines another embedder's only approximate.
 A person hop never answers with a nationality, a date hop never with a name: spans of another
-type are never candidates. Unless its best candidate stands clear of the next by the fitted
-threshold, the hop has no answer (nothing is invented).
+type are never candidates. Below the fitted threshold, the hop has no answer (nothing is invented).
 """
 
 from __future__ import annotations
@@ -122,9 +121,6 @@ class Ranking:
 
     The weights order one hop's candidates (`evals/fit_ranking.py` fits them per hop); the
     threshold, chosen on the folds' best candidates, is where a hop is left without an answer.
-    A conditional logit fixes no level: what a hop's candidates share shifts them all, and
-    differs from one kind of text to another. So a candidate is judged by its margin over the
-    next best candidate of its hop (`standings`), which carries over between sets.
     """
 
     weights: tuple[float, ...]
@@ -135,21 +131,9 @@ class Ranking:
         return sum(w * features.get(f, 0.0) for f, w in zip(FEATURES, self.weights, strict=True))
 
     def score(self, features: dict[str, float]) -> float:
-        """The logit squashed to (0, 1): how the ranking orders one hop's candidates."""
-        return _squash(self.logit(features))
-
-    def standings(self, candidates: Sequence[dict[str, float]]) -> list[float]:
-        """Each candidate's margin over the best one below it, squashed: what the threshold judges.
-
-        The candidates come best first; the last (a lone one too) stands by its own logit, a
-        margin over nothing.
-        """
-        logits = [self.logit(f) for f in candidates]
-        return [_squash(z - max(logits[i + 1 :], default=0.0)) for i, z in enumerate(logits)]
-
-
-def _squash(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        """The logit squashed to (0, 1): a candidate's standing, comparable to the threshold."""
+        z = self.logit(features)
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 @cache
@@ -344,11 +328,9 @@ def read_hop(
         )
         if candidate.features["unit"] or candidate.features["unit_meaning"] >= UNIT_MEANS:
             candidate.via = "unit"
+        candidate.score = model.score(candidate.features)
         out.append(candidate)
-    out.sort(key=lambda c: (-model.logit(c.features), c.text))
-    for candidate, standing in zip(out, model.standings([c.features for c in out]), strict=True):
-        candidate.score = standing
-    return out
+    return sorted(out, key=lambda c: (-c.score, c.text))
 
 
 def _prior(features: dict[str, float]) -> float:
@@ -357,11 +339,6 @@ def _prior(features: dict[str, float]) -> float:
 
 
 def accepted(answers: Sequence[HopAnswer]) -> list[HopAnswer]:
-    """The best answer if its margin clears the fitted threshold, and the next if its own does.
-
-    The next one is an alternative when it stands as far above the rest as the best one does.
-    """
+    """The answers at or above the fitted threshold, best first (at most the best and one more)."""
     threshold = ranking().threshold
-    if not answers or answers[0].score < threshold:
-        return []
-    return [a for a in answers[:2] if a.score >= threshold]
+    return [a for a in answers if a.score >= threshold][:2]
