@@ -26,9 +26,10 @@ from resin.tools.retrieval import Chain, ChainLink
 Route = Literal["units", "chain", "dense", "lexical", "fused", "entity", "answer", "read"]
 PlanSource = Literal["model", "parsed", "structural"]
 # What a computed hop does with the answers of the hops it depends on (no retrieval): pick the
-# option whose date is earliest or latest, or who lived longest; say whether all share a value;
-# name what the options have in common; say whether every yes/no hop said yes.
-Compute = Literal["", "earliest", "latest", "longest", "same", "common", "all"]
+# option whose date is earliest or latest, who lived longest, or whose number is the most or the
+# least; say whether all share a value; name what the options have in common; say whether every
+# yes/no hop said yes.
+Compute = Literal["", "earliest", "latest", "longest", "most", "least", "same", "common", "all"]
 # A comparison of two options whose each side takes two hops (the director, then the date),
 # plus the computed comparison: the parsed planner's largest plan.
 MAX_PARSED_HOPS = 2 * MAX_HOPS - 1

@@ -1,7 +1,8 @@
 """Computed hops, and the answer composed from the hops: no retrieval, only the hops' own answers.
 
 A computed hop reads the answers of the hops it depends on: the option whose date is earliest
-or latest, the one who lived longest, whether every option has the same value, what the options
+or latest, the one who lived longest, the one whose number (a count or a measure) is the most or
+the least, whether every option has the same value, what the options
 have in common, whether every yes/no hop said yes. The composed answer is the last hop's, cited
 with each hop's answer sentence in hop order (RESIN's delayed composition: the sentences are the
 sources' own, the hop answers only say which).
@@ -35,6 +36,66 @@ def parse_date(text: str) -> date | None:
         return date(years[-1], month, days[0] if days and month else 1)
     except ValueError:
         return date(years[-1], month, 1)
+
+
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+# Units a measure is written in: what they measure, and their size in that measure's base unit.
+_UNITS: dict[str, tuple[str, float]] = {
+    **dict.fromkeys(("m", "metre", "metres", "meter", "meters"), ("length", 1.0)),
+    **dict.fromkeys(("ft", "feet", "foot"), ("length", 0.3048)),
+    **dict.fromkeys(("cm", "centimetres", "centimeters"), ("length", 0.01)),
+    **dict.fromkeys(("km", "kilometres", "kilometers"), ("length", 1000.0)),
+    **dict.fromkeys(("mi", "mile", "miles"), ("length", 1609.344)),
+    **dict.fromkeys(
+        ("km2", "km²", "sq km", "square kilometres", "square kilometers"), ("area", 1.0)
+    ),
+    **dict.fromkeys(("sq mi", "square miles", "square mile"), ("area", 2.589988)),
+    **dict.fromkeys(("acre", "acres"), ("area", 0.00404686)),
+    **dict.fromkeys(("ha", "hectare", "hectares"), ("area", 0.01)),
+    **dict.fromkeys(("kg", "kilograms", "kilogram"), ("mass", 1.0)),
+    **dict.fromkeys(("lb", "lbs", "pound", "pounds"), ("mass", 0.4536)),
+    **dict.fromkeys(("t", "tonnes", "tonne", "tons", "ton"), ("mass", 1000.0)),
+    **dict.fromkeys(("%", "percent", "per cent"), ("percent", 1.0)),
+}
+_UNIT = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+_AMOUNT = re.compile(
+    rf"(?<![\w.,])(\d{{1,3}}(?:,\d{{3}})+(?![,\d])|\d+(?:\.\d+)?(?![.,]?\d)|"
+    rf"(?:{'|'.join(_NUMBER_WORDS)})\b)"
+    rf"(?:\s*({'|'.join(_SCALES)})\b)?(?:\s*({_UNIT})(?![\w²]))?",
+    re.I,
+)
+
+
+def parse_amount(text: str) -> tuple[float, str] | None:
+    """The number a short answer writes and what it measures ("4,080 ft" → 1243.6, "length").
+
+    Thousands separators and scale words are read ("1,234", "3.5 million"); a unit is converted to
+    its measure's base unit; a count, or a number whose unit is not known, measures ''.
+    """
+    found = _AMOUNT.search(text.lower())
+    if not found:
+        return None
+    number, scale, unit = found.groups()
+    value = (
+        float(_NUMBER_WORDS[number]) if number in _NUMBER_WORDS else float(number.replace(",", ""))
+    )
+    value *= _SCALES[scale] if scale else 1.0
+    measure, size = _UNITS.get(" ".join(unit.split()), ("", 1.0)) if unit else ("", 1.0)
+    return value * size, measure
+
+
+def _picked(hop: Hop, groups: list[list[HopResult | None]], at: int, how: str) -> tuple[str, str]:
+    """The option at `at` as the answer; asked as yes or no, whether it is the first, claimed one."""
+    if is_yes_no(hop.question):  # "Is A older than B?" claims the first option
+        return ("yes" if at == 0 else "no"), how
+    return _named(hop.options[at], groups[at]), how
 
 
 def _same(a: str, b: str) -> bool:
@@ -74,10 +135,17 @@ def compute(hop: Hop, results: dict[int, HopResult]) -> tuple[str, str]:
         if len(known) < len(values) or len(set(known)) < len(known):
             return "", "the hops did not give a date for every option"
         pick = max(known) if hop.compute in ("latest", "longest") else min(known)
-        at = values.index(pick)
-        if is_yes_no(hop.question):  # "Is A older than B?" claims the first option
-            return ("yes" if at == 0 else "no"), f"compared the dates: {hop.compute}"
-        return _named(hop.options[at], groups[at]), f"compared the dates: {hop.compute}"
+        return _picked(hop, groups, values.index(pick), f"compared the dates: {hop.compute}")
+    if hop.compute in ("most", "least"):
+        amounts = [parse_amount(group[0]) if group and group[0] else None for group in answers]
+        found = [a for a in amounts if a is not None]
+        numbers = [value for value, _ in found]
+        if len(found) < len(amounts) or len({m for _, m in found}) > 1:
+            return "", "the hops did not give a number of one measure for every option"
+        if len(set(numbers)) < len(numbers):
+            return "", "the options' numbers are equal"
+        top = max(numbers) if hop.compute == "most" else min(numbers)
+        return _picked(hop, groups, numbers.index(top), f"compared the numbers: {hop.compute}")
     if hop.compute == "same":
         lasts = [g[-1] for g in groups]
         named = [[a for a in ([r.answer, *r.alternatives] if r else []) if a] for r in lasts]

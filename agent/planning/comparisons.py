@@ -13,6 +13,7 @@ from resin.agent.planning.descriptions import (
     strip_kind,
 )
 from resin.agent.planning.names import AUX, PLACEHOLDER, Plan, entity_end, is_name_word
+from resin.agent.planning.quantities import quantity
 from resin.agent.state import Compute
 
 _BORN = re.compile(r"\b(?:born|birth|younger|youngest|older|oldest)\b")
@@ -55,12 +56,15 @@ def _bridge_noun(lead: str) -> str:
 
 _OPTIONS_AFTER = re.compile(r"^([^,]+?),? (?:out of|between|among) (.+?) and (.+)$")
 _OPTIONS_INSIDE = re.compile(rf"^({AUX}) (.+?) or (.+?) ((?:[a-z]+ ?)+)$")
-# "Is A older than B", "Was A built before B": a comparison asked as yes or no, A the claimed one.
+# "Is A older than B", "Was A built before B", "Does A have more members than B": a comparison
+# asked as yes or no, A the claimed one.
 _ARTICLE = re.compile(r"^(?:the|a|an) ")
-_CLAIMED = re.compile(
-    r"^((?:is|was|are|were|did|does) )(.+?) ((?:[a-z]+ ){0,2}(?:[a-z]+er than|before|after|prior to))"
-    r" (.+)$"
+_CLAIM = (
+    r"((?:[a-z]+ ){0,2}(?:[a-z]+er than|before|after|prior to)|"
+    r"(?:[a-z]+ ){0,2}(?:more|fewer|less|[a-z]+er) [a-z]+(?: [a-z]+)? than) (.+)$"
 )
+_CLAIMED = re.compile(rf"^((?:is|was|are|were|did|does|do|has|have|had) )(.+?) {_CLAIM}")
+_CLAIM_REST = re.compile(rf"^{_CLAIM}")
 
 
 def compared_options(question: str) -> tuple[str, list[str]]:
@@ -73,7 +77,13 @@ def compared_options(question: str) -> tuple[str, list[str]]:
     """
     claimed = _CLAIMED.match(question[:1].lower() + question[1:])
     if claimed and all(is_name_word(_ARTICLE.sub("", claimed.group(i))) for i in (2, 4)):
-        return claimed.group(1) + claimed.group(3), [claimed.group(2), claimed.group(4)]
+        aux, first, compared, second = claimed.groups()
+        words = f"{first} {compared} {second}".split()
+        end = entity_end(words, len(_ARTICLE.findall(first)))
+        runs_on = _CLAIM_REST.match(" ".join(words[end:]))
+        if end > len(first.split()) and runs_on:  # "Does La fida ninfa have …": the name runs on
+            first, compared, second = " ".join(words[:end]), runs_on.group(1), runs_on.group(2)
+        return aux + compared, [first, second]
     inside = _OPTIONS_INSIDE.match(question[:1].lower() + question[1:])
     if inside and is_name_word(inside.group(2)) and is_name_word(inside.group(3)):
         return f"{inside.group(1)} {inside.group(4)}".lower(), [inside.group(2), inside.group(3)]
@@ -92,7 +102,10 @@ def compared_options(question: str) -> tuple[str, list[str]]:
 
 
 def comparison(question: str, plan: Plan) -> bool:
-    """A comparison: "Which came out first, A or B?", through a bridge ("A's director")."""
+    """A comparison: "Which came out first, A or B?", through a bridge ("A's director").
+
+    A lead that compares no dates may compare a count or a measure ("more members", "taller").
+    """
     lead, options = compared_options(question)
     if not options:
         return False
@@ -103,7 +116,7 @@ def comparison(question: str, plan: Plan) -> bool:
     elif _EARLIEST.search(lead):
         measure = "earliest"
     else:
-        return False
+        return _by_quantity(question, lead, options, plan)
     bridge = _bridge_noun(lead)
     event = _EVENT.search(lead)
     if _DIED.search(lead):
@@ -124,6 +137,24 @@ def comparison(question: str, plan: Plan) -> bool:
         for relation, template in attributes:
             deps.append(int(plan.add(template.format(ref), ref, relation, "date")[1:]))
     plan.add(question + "?", "", measure, "other", measure, deps, options)
+    return True
+
+
+def _by_quantity(question: str, lead: str, options: list[str], plan: Plan) -> bool:
+    """A comparison by a count or a measure: each option's number, then the most or the least."""
+    asked = quantity(lead)
+    if asked is None:
+        return False
+    # the lead was read in lower case: its words get the question's case back ("Olympic medals")
+    cased = {w.lower(): w for w in re.findall(r"[\w'-]+", question)[1:]}
+    template = re.sub(
+        r"(?<=\w )[\w'-]+", lambda m: cased.get(m.group(0), m.group(0)), asked.template
+    )
+    deps = []
+    for option in options:
+        hop = plan.add(template.format(option), option, asked.relation, "number")
+        deps.append(int(hop[1:]))
+    plan.add(question + "?", "", asked.relation, "other", asked.compute, deps, options)
     return True
 
 

@@ -168,6 +168,68 @@ def test_a_comparison_asked_as_yes_or_no_keeps_the_claimed_option_first(question
     assert compared_options(question.rstrip("?"))[1][0] in first
 
 
+@pytest.mark.parametrize(
+    ("question", "first", "compute"),
+    [
+        ("Which band has more members, Orla Venn or Tam Reed?",
+         "How many members does Orla Venn have?", "most"),
+        ("Which has fewer species, Orrinia or Velloa?", "How many species does Orrinia have?",
+         "least"),
+        ("Who has released more solo albums, Osric Vane or Ilsa Moran?",
+         "How many solo albums has Osric Vane released?", "most"),
+        ("Which river flows through more states, the Orrin River or the Brannock?",
+         "How many states does the Orrin River flow through?", "most"),
+        ("Which city has a larger population, Orrinford or Brannock?",
+         "What is the population of Orrinford?", "most"),
+        ("Which town is more populous, Orrinford or Brannock?",
+         "What is the population of Orrinford?", "most"),
+        ("Who is taller, Osric Vane or Ilsa Moran?", "What is the height of Osric Vane?", "most"),
+        ("Which peak is lower, Mount Orrin or Brannock Peak?",
+         "What is the height of Mount Orrin?", "least"),
+        ("Which is longer, the Orrin Canal or the Brannock Canal?",
+         "What is the length of the Orrin Canal?", "most"),
+    ],
+)  # fmt: skip
+def test_a_comparison_by_a_quantity_asks_each_options_number(question, first, compute):
+    hops = decompose(question)
+    assert hops[0].question == first and len(hops) == 3
+    assert [h.answer_type for h in hops[:2]] == ["number", "number"]
+    assert hops[2].compute == compute and hops[2].depends_on == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "second"),
+    [
+        ("Is Osric Vane taller than Ilsa Moran?", "What is the height of Osric Vane?",
+         "What is the height of Ilsa Moran?"),
+        ("Does Orla Venn have more members than Tam Reed?",
+         "How many members does Orla Venn have?", "How many members does Tam Reed have?"),
+        ("Does Orrinford have a larger population than Brannock?",
+         "What is the population of Orrinford?", "What is the population of Brannock?"),
+        ("Does La fida ninfa have fewer acts than Orrin Vale?",
+         "How many acts does La fida ninfa have?", "How many acts does Orrin Vale have?"),
+    ],
+)  # fmt: skip
+def test_a_quantity_comparison_asked_as_yes_or_no_keeps_the_claimed_option_first(
+    question, first, second
+):
+    hops = decompose(question)
+    assert [h.question for h in hops[:2]] == [first, second]
+    assert hops[2].question == question and hops[2].compute in ("most", "least")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which is larger, Orrinford or Brannock?",  # no measure said
+        "Who was a more acclaimed guitarist, Osric Vane or Ilsa Moran?",  # nothing counted
+        "Which director had the longer career, Osric Vane or Ilsa Moran?",  # not their length
+    ],
+)
+def test_a_comparison_that_names_no_quantity_is_not_planned_by_one(question):
+    assert not any(h.compute in ("most", "least") for h in decompose(question))
+
+
 def test_bridge_comparison_asks_each_options_director_then_the_date():
     hops = decompose(
         "Which film has the director who died earlier, Slums Of Berlin or Phantom India?"
