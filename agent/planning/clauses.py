@@ -256,6 +256,8 @@ def participle(words: list[str], plan: Plan) -> list[str] | None:
             continue
         if _not_a_description(doc, start, verb.i, end):
             continue
+        if any(t.dep_ == "cc" and t.lower_ in ("and", "or") for t in doc[verb.i : end + 1]):
+            continue  # "directed by X and starring Y": several conditions, no one hop's question
         clause = doc[verb.i : end + 1].text.split()
         names = {
             t.text for t in doc[verb.i : end + 1] if t.pos_ == "PROPN" and t.ent_type_ != "NORP"

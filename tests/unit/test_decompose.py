@@ -333,3 +333,10 @@ def test_a_participle_description_is_a_hop():
     assert decompose("When was the actor born who starred in Orla Nights?") == []
     assert decompose("What is the film directed by Tobin Arle?") == []
     assert decompose("Who plays for the club founded in 1905?") == []
+
+
+def test_a_participle_description_with_several_conditions_is_no_hop():
+    # "directed by X and starring Y" is an intersection: no one lookup answers it
+    assert decompose(
+        "When was the comedy film directed by Tobin Arle and starring Velda Morne released?"
+    ) == []
