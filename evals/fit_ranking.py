@@ -8,14 +8,14 @@ Every hop of a file in the normalized schema is one example: 2Wiki's evidence tr
 relation → object), MuSiQue's decomposition (each sub-question with `#k` filled by the gold answers
 before it, and its answer), and a HotpotQA question as one hop. The passages are the question's own
 paragraphs, the subject's first, split into sentences as the index splits them where a record gives
-only a paragraph's text, with the units the index's parser reads off them; each sentence's cosine
-with the hop's question, and each unit predicate's with its relation, is the default embedder's.
-Each candidate `resin.agent.reading.hop_answer.read_hop` finds is a row of features, labelled by
-whether it is the gold answer. The weights are a conditional logit over each hop's candidates (a
-softmax per hop, `_fit_listwise`): what the reader needs is the gold candidate above its rivals in
-the same hop, and fitting that directly beats a per-candidate logistic regression on every set.
-Folds split by question, so no question is scored by weights fit on it. The threshold is the score
-below which a hop is left without an answer, chosen on the folds' predictions (`_threshold`).
+only a paragraph's text, and each sentence's cosine with the hop's question is the default
+embedder's, as the agent reads it. Each candidate `resin.agent.reading.hop_answer.read_hop` finds
+is a row of features, labelled by whether it is the gold answer. The weights are a conditional
+logit over each hop's candidates (a softmax per hop, `_fit_listwise`): what the reader needs is the
+gold candidate above its rivals in the same hop, and fitting that directly beats a per-candidate
+logistic regression on every set. Folds split by question, so no question is scored by weights fit
+on it. The threshold is the score below which a hop is left without an answer, chosen on the folds'
+predictions (`_threshold`).
 """
 
 from __future__ import annotations
@@ -33,18 +33,12 @@ import numpy as np
 
 from resin.agent.language.relations import AnswerType, question_type, relation_type, wh_type
 from resin.agent.planning import wh_words
-from resin.agent.reading.hop_answer import (
-    FEATURES,
-    HopAnswer,
-    Ranking,
-    predicate_cosines,
-    read_hop,
-)
+from resin.agent.reading.hop_answer import FEATURES, HopAnswer, Ranking, read_hop
 from resin.evals.data.corpus import read_jsonl
 from resin.evals.metrics import exact_match
-from resin.indexes.documents import Passage, Sentence, content_hash, split_sentences
+from resin.indexes.documents import Passage, Sentence, split_sentences
 from resin.indexes.embeddings import embed, make_embedder
-from resin.indexes.units import ReasoningUnit, entity_key
+from resin.indexes.units import entity_key
 
 FOLDS = 5
 # Share of the right answers the threshold may turn into "not found".
@@ -161,13 +155,6 @@ class _Similarity:
         self.embedder = make_embedder()
         self.vectors: dict[str, np.ndarray] = {}
 
-    def texts(self, texts: list[str]) -> np.ndarray:
-        """Short texts' vectors (a relation, units' predicates), each embedded once."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
-        if missing:
-            self.vectors.update(zip(missing, embed(self.embedder, missing), strict=True))
-        return np.stack([self.vectors[t] for t in texts])
-
     def __call__(self, question: str, passages: list[Passage]) -> dict[str, float]:
         texts = {s.id: s.text for p in passages for s in p.sentences}
         missing = [t for t in dict.fromkeys(texts.values()) if t not in self.vectors]
@@ -177,53 +164,9 @@ class _Similarity:
         return {i: float(self.vectors[t] @ query) for i, t in texts.items()}
 
 
-# Where the parser's units of the gold hops' passages are kept between fits (git-ignored).
-UNITS_CACHE = Path(__file__).parent / "runs" / "fit_ranking" / "units.jsonl"
-
-
-class _Units:
-    """The units the index's parser (`NlpExtractor`, `--extract nlp`) gives each passage.
-
-    Kept in `UNITS_CACHE` by parser key and passage content: a refit parses nothing twice.
-    """
-
-    def __init__(self, cache: Path | None = UNITS_CACHE) -> None:
-        from resin.indexes.nlp_extraction import NlpExtractor
-
-        self.extractor = NlpExtractor()
-        self.cache = cache
-        self.known: dict[str, list[ReasoningUnit]] = {}
-        lines = cache.read_text(encoding="utf-8").splitlines() if cache and cache.exists() else []
-        for row in map(json.loads, (line for line in lines if line.endswith("}"))):
-            self.known[row["key"]] = [ReasoningUnit(**u) for u in row["units"]]
-
-    def _key(self, passage: Passage) -> str:
-        return f"{self.extractor.key}|{passage.id}|{content_hash(passage.title, passage.text)}"
-
-    def __call__(self, passages: list[Passage]) -> list[ReasoningUnit]:
-        todo = [p for p in passages if self._key(p) not in self.known]
-        if todo:
-            fresh = {
-                self._key(p): r.units
-                for p, r in zip(todo, self.extractor.extract(todo), strict=True)
-            }
-            self.known.update(fresh)
-            if self.cache is not None:
-                self.cache.parent.mkdir(parents=True, exist_ok=True)
-                with self.cache.open("a", encoding="utf-8") as fh:
-                    for key, units in fresh.items():
-                        dumped = [u.model_dump() for u in units]
-                        fh.write(json.dumps({"key": key, "units": dumped}) + "\n")
-        return [u for p in passages for u in self.known[self._key(p)]]
-
-
-def candidates_of(
-    example: HopExample, similarity: _Similarity, units: _Units | None = None
-) -> list[HopAnswer]:
-    """The reader's candidates for a gold hop (its passages, the subject's own first, and units)."""
+def candidates_of(example: HopExample, similarity: _Similarity) -> list[HopAnswer]:
+    """The reader's candidates for a gold hop (its passages, the subject's own first)."""
     passages, own = _own_first(example.passages, example.subject)
-    found = units(passages) if units is not None else []
-    relation = example.relation or example.question
     return read_hop(
         example.question,
         example.subject,
@@ -231,9 +174,7 @@ def candidates_of(
         example.answer_type,
         passages,
         own,
-        found,
         similarity=similarity(example.question, passages),
-        predicate_similarity=predicate_cosines(similarity.texts, relation, found),
     )
 
 
@@ -267,14 +208,14 @@ Labelled = tuple[HopExample, list[HopAnswer], list[bool]]
 def labelled_hops(paths: list[Path]) -> list[Labelled]:
     """Every gold hop of the files (but yes/no ones), with its candidates labelled right or not."""
     examples: list[Labelled] = []
-    similarity, units = _Similarity(), _Units()
+    similarity = _Similarity()
     for path in paths:
         name = path.stem
         for record in read_jsonl(path):
             for example in hop_examples(record, name):
                 if example.answers[0].lower() in ("yes", "no"):
                     continue  # yes/no is decided by polarity, not by a span
-                cands = candidates_of(example, similarity, units)
+                cands = candidates_of(example, similarity)
                 labels = [exact_match(c.text, example.answers) > 0 for c in cands]
                 examples.append((example, cands, labels))
         print(f"{name}: {sum(e[0].dataset == name for e in examples)} hops", file=sys.stderr)

@@ -3,8 +3,8 @@
 A hop asks one thing about one subject ("What is the place of birth of Mario Bonnard?"). Its
 answer is read in two steps, as RESIN reads a one-hop need:
 
-1. units: a unit about the subject offers its other side, the more when its predicate writes the
-   relation ("Mario Bonnard | born in | Rome") or means it (the embedder's cosine);
+1. units: a unit about the subject whose predicate writes the relation ("Mario Bonnard | born
+   in | Rome") offers its other side;
 2. sentences: every span of the expected type in the subject's own passages and in the passages
    the hop's search found.
 
@@ -22,11 +22,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from resin.agent.language.relations import (
     AnswerType,
@@ -48,11 +47,9 @@ from resin.agent.reading.signals import (
     has_measure,
     hop_head,
     in_slot,
-    is_range,
     labels_for,
     linked_to,
     place_chain,
-    proper_adjectives,
     relation_before,
     relation_near,
     spans_of,
@@ -64,8 +61,6 @@ from resin.indexes.lexical import stems
 from resin.indexes.units import ReasoningUnit, entity_key, normalize
 
 WEIGHTS_FILE = Path(__file__).with_name("hop_ranking.json")
-# A unit's predicate this near the relation by meaning writes it: its answer is read "via" a unit.
-UNIT_MEANS = 0.5
 # The features of a candidate, in the order of the fitted weights.
 FEATURES = (
     "typed",  # its span carries an entity label of the expected type
@@ -99,10 +94,7 @@ FEATURES = (
     "country",  # a country's name where a country or nationality is asked
     "country_unasked",  # a country's name where a narrower place is asked ("which county")
     "country_not_place",  # a country's name where no place is asked
-    "unit_meaning",  # a unit about the subject gives it, its predicate's cosine with the relation
 )
-# Relation words of a birth or a death: one point in time, never a range.
-_POINT = frozenset({"born", "birth", "died", "death", "die"})
 @dataclass
 class HopAnswer:
     """One candidate answer of a hop, where it is written and how sure the ranking is."""
@@ -126,13 +118,9 @@ class Ranking:
     weights: tuple[float, ...]
     threshold: float
 
-    def logit(self, features: dict[str, float]) -> float:
-        """The candidate's weighted features."""
-        return sum(w * features.get(f, 0.0) for f, w in zip(FEATURES, self.weights, strict=True))
-
     def score(self, features: dict[str, float]) -> float:
         """The logit squashed to (0, 1): a candidate's standing, comparable to the threshold."""
-        z = self.logit(features)
+        z = sum(w * features.get(f, 0.0) for f, w in zip(FEATURES, self.weights, strict=True))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
@@ -162,41 +150,6 @@ def unit_answers(
     return found
 
 
-def unit_meanings(
-    units: Sequence[ReasoningUnit], subject: str, cosines: Mapping[str, float]
-) -> dict[str, float]:
-    """The other side of each unit about the subject: its predicate's best cosine with the relation.
-
-    `cosines` holds each unit's predicate's cosine with the hop's relation, by unit id (the
-    embedder's reading of whether "was born in" writes "place of birth").
-    """
-    key = entity_key(subject)
-    found: dict[str, float] = {}
-    if not key:
-        return found
-    for unit in units:
-        if unit.kind not in ("relation", "entity-fact") or unit.id not in cosines:
-            continue
-        for mine, other in ((unit.subject, unit.object), (unit.object, unit.subject)):
-            if mine and other and entity_key(mine) == key:
-                side = normalize(other)
-                found[side] = max(found.get(side, 0.0), cosines[unit.id])
-    return found
-
-
-def predicate_cosines(
-    embed: Callable[[list[str]], Any], relation: str, units: Sequence[ReasoningUnit]
-) -> dict[str, float]:
-    """Each unit's predicate's cosine with the relation, by unit id, by `embed` (unit vectors)."""
-    units = [u for u in units if u.predicate and u.kind in ("relation", "entity-fact")]
-    if not units or not relation.strip():
-        return {}
-    predicates = list(dict.fromkeys(u.predicate for u in units))
-    vectors = embed([relation, *predicates])
-    cosine = {p: float(vectors[i + 1] @ vectors[0]) for i, p in enumerate(predicates)}
-    return {u.id: cosine[u.predicate] for u in units}
-
-
 def read_hop(
     question: str,
     subject: str,
@@ -207,15 +160,13 @@ def read_hop(
     units: Sequence[ReasoningUnit] = (),
     not_answers: Sequence[str] = (),
     similarity: Mapping[str, float] | None = None,
-    predicate_similarity: Mapping[str, float] | None = None,
 ) -> list[HopAnswer]:
     """The hop's candidate answers, best first, each with the features it was ranked by.
 
     `passages` are in retrieval order; `own` holds the ids of the subject's own passages;
     `not_answers` are names this hop may not answer with (what the hops before it asked about);
     `similarity` is each sentence's cosine with the question, by sentence id
-    (`IndexReads.sentence_similarity`), the embedder's reading of which sentence answers;
-    `predicate_similarity` each unit's predicate's cosine with the relation, by unit id.
+    (`IndexReads.sentence_similarity`), the embedder's reading of which sentence answers.
     """
     allowed = labels_for(answer_type, relation)
     rel_words = relation_words(relation)
@@ -232,9 +183,6 @@ def read_hop(
     excluded = {entity_key(n) for n in not_answers} - {""}
     held_names = excluded | ({subject_key} - {""})
     by_unit = unit_answers(units, subject, relation)
-    by_meaning = unit_meanings(units, subject, predicate_similarity or {})
-    nationality = relation_head(relation) in NATIONALITY
-    point = answer_type == "date" and bool(rel_words & _POINT)
     similarity = similarity or {}
     nearest = max(similarity.values(), default=0.0)
     best: dict[str, HopAnswer] = {}
@@ -253,8 +201,6 @@ def read_hop(
             places = (
                 [s for s, lab in spans if lab in PLACE_LABELS] if answer_type == "place" else []
             )
-            if nationality:
-                spans += [(a, "NORP") for a in proper_adjectives(sentence.text)]
             for span, label in spans:
                 fit = type_fit(label, span, answer_type, allowed)
                 text = span.strip(" ,.;:'\"()[]-–—")
@@ -267,8 +213,6 @@ def read_hop(
                     continue  # "Scottish reformer John Knox": the name is a candidate of its own
                 if f" {key} " in asked_norm or key in excluded:
                     continue  # the question's own words are no answer
-                if point and is_range(text):
-                    continue  # "4 May 1901 – 1960": a birth or a death is one of its dates
                 if answer_type == "number" and catalogued(sentence.text, text):
                     continue  # "RV 728", "Op. 3": a catalogue number counts nothing
                 if (
@@ -307,7 +251,6 @@ def read_hop(
                     "most_similar": float(sentence.id in similarity and cosine >= nearest),
                     "similar_gap": cosine - nearest,
                     **country_features(key in countries, mentions_country, answer_type),
-                    "unit_meaning": by_meaning.get(key, 0.0),
                 }
                 if role and not writes_role(features, role & words):
                     continue
@@ -326,9 +269,9 @@ def read_hop(
         candidate.features["nested"] = float(
             any(len(other) > len(key) and key in other for other in held[candidate.sentence_id])
         )
-        if candidate.features["unit"] or candidate.features["unit_meaning"] >= UNIT_MEANS:
-            candidate.via = "unit"
         candidate.score = model.score(candidate.features)
+        if candidate.features["unit"]:
+            candidate.via = "unit"
         out.append(candidate)
     return sorted(out, key=lambda c: (-c.score, c.text))
 

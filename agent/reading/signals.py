@@ -48,9 +48,7 @@ _TIME_WORDS = frozenset(
     for w in "era period age time times reign season term duration when year date decade "
     "century day".split()
 )
-NATIONALITY = frozenset(
-    {"nationality", "citizenship", "country of citizenship", "country", "country of origin"}
-)
+NATIONALITY = frozenset({"nationality", "citizenship", "country of citizenship", "country"})
 ASKS_COUNTRY = re.compile(r"\b(?:country|countries|nation|nationality|citizenship)\b", re.I)
 PLACE_LABELS = frozenset({"GPE", "LOC"})
 # Types the small parser often leaves untyped: a capitalized span may still answer them.
@@ -154,45 +152,13 @@ def _styled(text: str, spans: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
-# A regnal number after a name ("Stephen I", "Otto III"), then where the name is of ("of Kiev").
-_NUMERAL = re.compile(r"^\s+(?:[IVX]{1,4})\b(?!['’-])")
-_OF_PLACE = re.compile(r"^\s+of\s+[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?")
-
-
-def _regnal(text: str, spans: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """A one-word name with its regnal number and place ("Otto III of Kent") as one span more.
-
-    Kings, saints and nobles are named by a given name, a number and where they ruled ("Anna of
-    Harlow"); the shorter span stays a candidate too.
-    """
-    out = list(spans)
-    for span, label in spans:
-        if label not in ("PERSON", "PROPN") or (at := text.find(span)) < 0:
-            continue
-        words = span.split()
-        if not words or not words[0][:1].isupper() or len(words) > 2:
-            continue
-        if len(words) == 2 and not _NUMERAL.match(" " + words[1]):
-            continue  # "Anna Voss of Kent" is a person from Kent, not a title
-        rest, name = text[at + len(span) :], span
-        numeral = _NUMERAL.match(rest) if len(words) == 1 else None
-        if numeral:
-            name, rest = name + numeral.group(0), rest[numeral.end() :]
-        place = _OF_PLACE.match(rest)
-        if place:
-            name += place.group(0)
-        if name != span:
-            out.append((name, "PERSON"))
-    return out
-
-
 def spans_of(text: str) -> list[tuple[str, str]]:
     """A sentence's spans and labels: the parser's, with every written date as a DATE.
 
     A noun chunk the parser also read as an entity of another label keeps that label only; a
-    name keeps the rank written after it, and a regnal name is read whole too (`_regnal`).
+    name keeps the rank written after it.
     """
-    parsed = _regnal(text, _styled(text, list(sentence_spans(text))))
+    parsed = _styled(text, list(sentence_spans(text)))
     labelled = {normalize(s): lab for s, lab in parsed if lab not in ("NP", "PROPN", "VP")}
     out = [
         (s, lab) for s, lab in parsed if lab not in ("NP", "PROPN") or normalize(s) not in labelled
@@ -306,23 +272,6 @@ def after_by(sentence: str, span: str) -> bool:
         for gap in range(5)
     )
 
-
-
-def proper_adjectives(sentence: str) -> list[str]:
-    """Capitalized adjectives inside a sentence ("a 1975 Vandish film"): nationalities, mostly.
-
-    The parser's NORP entities miss some; a proper adjective past the sentence's first word is
-    read as one.
-    """
-    return [t.text for t in parse(sentence) if t.i > 0 and t.tag_ == "JJ" and t.text[:1].isupper()]
-
-
-_RANGE = re.compile(r"\d\s*[–—-]+\s*(?:\d|[A-Z])")
-
-
-def is_range(span: str) -> bool:
-    """Is the span a range of dates ("4 May 1901 – 1960")? A birth or death is one point."""
-    return bool(_RANGE.search(span))
 
 
 def place_chain(sentence: str, text: str, places: list[str], asks_country: bool) -> dict[str, float]:

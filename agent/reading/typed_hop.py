@@ -19,7 +19,7 @@ from resin.agent.context import Context
 from resin.agent.language.questions import is_yes_no
 from resin.agent.language.relations import AnswerType
 from resin.agent.planning import describe_hop
-from resin.agent.reading.hop_answer import HopAnswer, accepted, predicate_cosines, read_hop
+from resin.agent.reading.hop_answer import HopAnswer, accepted, read_hop
 from resin.agent.reading.yes_no import claim_of, judge
 from resin.agent.state import Evidence, Hop, HopResult
 from resin.indexes.documents import Passage
@@ -96,7 +96,6 @@ def read(
         if d in results
         for name in (results[d].subject, results[d].answer, *results[d].alternatives)
     ]
-    read_units = [u.unit for u in units]
     reading.answers = read_hop(
         query,
         subject,
@@ -104,10 +103,9 @@ def read(
         answer_type,
         passages,
         own_ids,
-        read_units,
+        [u.unit for u in units],
         not_answers=asked_before,
         similarity=index.sentence_similarity(query, passages),
-        predicate_similarity=predicate_cosines(index.embed_queries, relation or query, read_units),
     )
     return reading
 

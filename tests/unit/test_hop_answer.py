@@ -9,20 +9,13 @@ import pytest
 
 from resin.agent.context import Context
 from resin.agent.language.relations import kin_frame
-from resin.agent.reading.hop_answer import (
-    FEATURES,
-    HopAnswer,
-    accepted,
-    predicate_cosines,
-    ranking,
-    read_hop,
-)
+from resin.agent.reading.hop_answer import FEATURES, HopAnswer, accepted, ranking, read_hop
 from resin.agent.reading.signals import hop_head, linked_to, spans_of
 from resin.agent.reading.typed_hop import read, resolve_typed
 from resin.agent.state import Hop, HopResult
 from resin.evals.fit_ranking import _fit_listwise
 from resin.indexes.documents import Passage, Sentence
-from resin.indexes.units import ReasoningUnit, normalize
+from resin.indexes.units import normalize
 from tests.fakes import FakeIndex
 
 BIRTH = (
@@ -397,84 +390,3 @@ def test_a_country_s_name_holds_no_noun_a_hop_asks_for():
     # "United States" holds "state", but a country's name is no state
     assert found["United States"]["head"] == 0.0
     assert found["Ohio State"]["head"] == 1.0
-
-
-def test_a_regnal_name_is_read_whole_and_its_given_name_stays_a_candidate():
-    spans = [s for s, _ in spans_of("Her husband was Osric II of Brenmoor, who ruled until 1120.")]
-    assert "Osric II of Brenmoor" in spans
-    spans = [s for s, _ in spans_of("He married Celia of Harlow in 1102.")]
-    assert "Celia of Harlow" in spans and "Celia" in spans
-
-
-def test_a_nationality_adjective_answers_a_country_of_origin():
-    own = _passage(
-        "Glass Harbor", "Glass Harbor is a 1961 Vandish drama film directed by Orla Venn."
-    )
-    found = _read_texts(
-        own, "place", "What is the country of origin of Glass Harbor?", "country of origin"
-    )
-    assert "Vandish" in found
-
-
-@pytest.mark.parametrize(
-    ("relation", "answer", "other"),
-    [("date of birth", "1505", "1572"), ("date of death", "1572", "1505")],
-)
-def test_a_birth_or_death_is_one_date_of_the_range(relation, answer, other):
-    own = _passage("Kord Vellan", "Kord Vellan (1505–1572) was a painter from Harlow.")
-    found = read_hop(
-        f"What is the {relation} of Kord Vellan?", "Kord Vellan", relation, "date", [own], {own.id}
-    )
-    texts = [a.text for a in found]
-    assert answer in texts and not any("–" in t for t in texts)
-    features = {a.text: a.features for a in found}
-    assert features[answer]["slot"] == 1.0 and features[other]["slot"] == 0.0
-
-
-def test_a_unit_whose_predicate_means_the_relation_offers_its_other_side():
-    own = _passage("Orla Venn", "Orla Venn grew up in Quillen and later settled in Brenmoor.")
-    unit = ReasoningUnit(
-        kind="relation",
-        subject="Orla Venn",
-        predicate="settled in",
-        object="Brenmoor",
-        evidence=own.sentences[0].text,
-        passage_id=own.id,
-    )
-    cosines = {unit.id: 0.8}
-    found = read_hop(
-        "Where was Orla Venn born?",
-        "Orla Venn",
-        "place of birth",
-        "place",
-        [own],
-        {own.id},
-        [unit],
-        predicate_similarity=cosines,
-    )
-    features = {a.text: a.features for a in found}
-    assert features["Brenmoor"]["unit_meaning"] == 0.8
-    assert features["Quillen"]["unit_meaning"] == 0.0
-
-
-def test_a_units_predicate_is_compared_with_the_relation_by_meaning():
-    unit = ReasoningUnit(
-        kind="relation",
-        subject="A",
-        predicate="was born in",
-        object="B",
-        evidence="A was born in B.",
-    )
-    vectors = {"place of birth": np.array([1.0, 0.0]), "was born in": np.array([0.6, 0.8])}
-    cosines = predicate_cosines(
-        lambda texts: np.stack([vectors[t] for t in texts]), "place of birth", [unit]
-    )
-    assert cosines == {unit.id: pytest.approx(0.6)}
-
-
-def test_answers_below_the_threshold_are_dropped_and_at_most_two_kept():
-    threshold = ranking().threshold
-    above = [HopAnswer(t, "p", f"p::{i}", score=threshold + 0.001 * (3 - i)) for i, t in enumerate("ABC")]
-    below = HopAnswer("D", "p", "p::3", score=0.5 * threshold)
-    assert [a.text for a in accepted([*above, below])] == ["A", "B"]
-    assert accepted([below]) == []
