@@ -2,10 +2,10 @@
 
 A computed hop reads the answers of the hops it depends on: the option whose date is earliest
 or latest, the one who lived longest, the one whose number (a count or a measure) is the most or
-the least, whether every option has the same value, what the options
-have in common, whether every yes/no hop said yes. The composed answer is the last hop's, cited
-with each hop's answer sentence in hop order (RESIN's delayed composition: the sentences are the
-sources' own, the hop answers only say which).
+the least, whether every option has the same value, what the options have in common, whether
+every yes/no hop said yes. The composed answer is the last hop's, cited with each hop's answer
+sentence in hop order (RESIN's delayed composition: the sentences are the sources' own, the hop
+answers only say which).
 """
 
 from __future__ import annotations
