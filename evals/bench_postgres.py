@@ -36,9 +36,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from resin.evals.postgres import free_port, postgres
+from resin.evals.postgres import postgres
 from resin.evals.provenance import command_of
 from resin.evals.report import machine_settings, publish
+from resin.testing.processes import free_port
 
 CORPORA = ("sample", "hotpot")
 BACKENDS = ("sqlite", "postgres")

@@ -15,7 +15,6 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+from resin.testing.processes import free_port
+
 PG_BIN_ENV = "RESIN_PG_BIN"
 NOBODY = 65534
 _DEBIAN_BINS = Path("/usr/lib/postgresql")
@@ -32,13 +33,6 @@ _DEBIAN_BINS = Path("/usr/lib/postgresql")
 
 class PostgresError(RuntimeError):
     """The server could not be found, started or reached; the message says which, and why."""
-
-
-def free_port() -> int:
-    """A loopback TCP port nobody listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def find_bin() -> Path | None:

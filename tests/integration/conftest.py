@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.integration.servers import free_port, running
+from resin.testing.processes import free_port, running
 
 
 @pytest.fixture(scope="session")

@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from resin.evals.postgres import free_port
-from resin.testing.processes import running
+from resin.testing.processes import free_port, running
 
-__all__ = ["ROOT", "dev_server", "free_port", "running", "tail"]
+__all__ = ["ROOT", "dev_server", "tail"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +23,7 @@ def fake_config(folder: Path) -> Path:
     """This checkout's langgraph.json, serving the graph with ``fake`` registered, in `folder`."""
     config = json.loads((ROOT / "langgraph.json").read_text())
     config["dependencies"] = [str(ROOT)]
-    config["graphs"] = {"resin": "tests.integration.fake_graph:graph"}
+    config["graphs"] = {"resin": f"{Path(__file__).with_name('fake_graph.py')}:graph"}
     config["env"] = str(ROOT / config["env"])
     path = folder / "langgraph.json"
     path.write_text(json.dumps(config))

@@ -16,8 +16,9 @@ from resin.indexes.extraction import (
 )
 from resin.indexes.index import IndexMismatchError
 from resin.prompts.structured import json_schema_format
-from tests.conftest import DOCS, SAMPLE_DOCS, make_legacy
-from tests.integration.servers import free_port, running
+from resin.testing.processes import free_port, running
+
+from ..conftest import DOCS, SAMPLE_DOCS, make_legacy
 
 pytestmark = pytest.mark.slow
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.conftest import FIRST, FOLLOW_UP, two_turns
+from ..conftest import FIRST, FOLLOW_UP, two_turns
 
 pytestmark = pytest.mark.slow
 

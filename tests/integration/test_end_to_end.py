@@ -11,7 +11,8 @@ from resin.indexes.build import Builder
 from resin.indexes.documents import load_documents
 from resin.indexes.index import close_indexes, open_index
 from resin.indexes.units import normalize
-from tests.conftest import SAMPLE_DOCS
+
+from ..conftest import SAMPLE_DOCS
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.servers import ROOT
+from .servers import ROOT
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ import time
 import psycopg
 import pytest
 
-from tests.conftest import FIRST, FOLLOW_UP
+from ..conftest import FIRST, FOLLOW_UP
 
 pytestmark = pytest.mark.slow
 

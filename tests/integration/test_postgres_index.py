@@ -20,7 +20,8 @@ from resin.agent.graph import graph
 from resin.cli import main
 from resin.indexes.index import close_indexes, open_index
 from resin.indexes.locks import IndexBusyError
-from tests.conftest import SAMPLE_DOCS
+
+from ..conftest import SAMPLE_DOCS
 
 pytestmark = pytest.mark.slow
 

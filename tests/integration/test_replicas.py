@@ -26,8 +26,9 @@ from resin.cli import main
 from resin.evals.crash import NLP, compare, crash_trial, finish, synthetic_corpus
 from resin.indexes.index import close_indexes, open_index
 from resin.indexes.maintenance import snapshot
-from tests.conftest import SAMPLE_DOCS
-from tests.integration.servers import dev_server, tail
+
+from ..conftest import SAMPLE_DOCS
+from .servers import dev_server, tail
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,8 @@ from langgraph_sdk import get_sync_client
 
 from resin.agent.brief import DESCRIPTION
 from resin.evals.checks.concurrent_load import concurrent_questions, run_concurrently
-from tests.integration.servers import ROOT, dev_server, tail
+
+from .servers import ROOT, dev_server, tail
 
 pytestmark = pytest.mark.slow
 

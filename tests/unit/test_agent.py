@@ -13,8 +13,9 @@ from resin.agent.nodes.dispatch import route_hops
 from resin.agent.nodes.plan import PlanError, validate_plan
 from resin.agent.state import Evidence, Hop, HopResult, Plan
 from resin.testing.chat import ScriptedChatModel
-from tests.conftest import QUESTION
-from tests.fakes import FakeIndex, scripted
+
+from ..conftest import QUESTION
+from ..fakes import FakeIndex, scripted
 
 
 def compiled(sample_index, model, **fields):

@@ -25,7 +25,8 @@ from resin.indexes.documents import Document, load_documents, make_passages
 from resin.indexes.index import close_indexes
 from resin.indexes.units import ReasoningUnit
 from resin.testing.chat import ScriptedChatModel, heuristic_reply
-from tests.conftest import SAMPLE_DOCS
+
+from ..conftest import SAMPLE_DOCS
 
 DOCS = {
     "Aldwick Bridge": "The Aldwick Bridge was designed by Tomas Brell. It opened in 1887.",

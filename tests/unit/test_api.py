@@ -10,7 +10,8 @@ from langchain_core.retrievers import BaseRetriever
 import resin
 from resin import Context, Resin, ResinRetriever
 from resin.indexes.documents import DocumentError, text_document
-from tests.conftest import SAMPLE_DOCS
+
+from ..conftest import SAMPLE_DOCS
 
 QUESTION = "In which port was the designer of the Orrin Dam born?"
 

@@ -14,7 +14,8 @@ from resin.agent.brief import DESCRIPTION, MAX_NOTES, NOTE_CHARS, SENTENCE_CHARS
 from resin.agent.context import Context
 from resin.agent.graph import graph
 from resin.agent.state import OutputState
-from tests.conftest import FIRST
+
+from ..conftest import FIRST
 
 ROOT = Path(__file__).resolve().parents[2]
 BOUND = 2000

@@ -10,7 +10,8 @@ from resin.indexes.documents import Document, load_documents
 from resin.indexes.index import IndexMismatchError
 from resin.indexes.units import entity_key
 from resin.testing.chat import ScriptedChatModel, heuristic_reply
-from tests.conftest import DOCS, SAMPLE_DOCS
+
+from ..conftest import DOCS, SAMPLE_DOCS
 
 
 def test_build_stores_units_graph_and_mentions(open_index, fake_model):

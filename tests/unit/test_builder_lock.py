@@ -11,7 +11,8 @@ from resin.evals.checks.builders import held_by_a_thread
 from resin.indexes.build import Builder
 from resin.indexes.documents import Document
 from resin.indexes.locks import LOCK_NAME, IndexBusyError
-from tests.conftest import SAMPLE_DOCS
+
+from ..conftest import SAMPLE_DOCS
 
 DOC = Document(id="orrin", title="Orrin Dam", text="The Orrin Dam was designed by Hessa Varn.")
 

@@ -16,7 +16,8 @@ from resin.indexes.documents import Document, load_documents, make_passages
 from resin.indexes.index import close_indexes
 from resin.indexes.units import normalize
 from resin.tools.causal import effect_chains
-from tests.conftest import SAMPLE_DOCS
+
+from ..conftest import SAMPLE_DOCS
 
 DOCS = [
     Document(

@@ -5,7 +5,7 @@ import io
 import pytest
 
 from resin.cli import main
-from resin.evals.postgres import free_port
+from resin.testing.processes import free_port
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from resin.agent.context import Context
 from resin.agent.graph import graph
 from resin.agent.llm import ModelBackendError, ModelSpecError, register_chat_model
 from resin.testing.chat import ScriptedChatModel
-from tests.integration.servers import free_port
+from resin.testing.processes import free_port
 
 
 def events_until_failure(ctx: Context, error: type[Exception]) -> tuple[list[str], str]:

@@ -3,7 +3,8 @@
 import pytest
 
 from resin.cli import main
-from tests.conftest import SAMPLE_DOCS
+
+from ..conftest import SAMPLE_DOCS
 
 DOC = str(SAMPLE_DOCS / "caldmere.md")
 

@@ -9,7 +9,8 @@ from resin.indexes.build import Builder
 from resin.indexes.documents import load_documents
 from resin.indexes.index import close_indexes
 from resin.testing.chat import ScriptedChatModel
-from tests.conftest import FIRST, FOLLOW_UP, SAMPLE_DOCS, two_turns
+
+from ..conftest import FIRST, FOLLOW_UP, SAMPLE_DOCS, two_turns
 
 
 def schema_of(kwargs) -> str:

@@ -21,7 +21,8 @@ import pytest
 from resin import Resin
 from resin.agent.llm import spec as registry
 from resin.indexes.index import close_indexes
-from tests.conftest import SAMPLE_DOCS
+
+from ..conftest import SAMPLE_DOCS
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

@@ -3,7 +3,8 @@ import json
 from resin.indexes.documents import Document, make_passages
 from resin.indexes.extraction import ExtractionOutput, extract_passage, match_sentences
 from resin.testing.chat import ScriptedChatModel
-from tests.conftest import units_json
+
+from ..conftest import units_json
 
 TEXT = (
     "The Orrin Dam was designed by Hessa Varn. It was finished in 1911. "

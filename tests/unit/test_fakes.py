@@ -22,7 +22,8 @@ from resin.indexes.extraction import ExtractionOutput, extraction_messages
 from resin.indexes.units import ReasoningUnit
 from resin.prompts.structured import json_schema_format
 from resin.testing.chat import ScriptedChatModel, heuristic_reply, rule_based
-from tests.fakes import FakeIndex, scripted
+
+from ..fakes import FakeIndex, scripted
 
 
 def reply(model, fmt, text="<question>Who?</question>"):

@@ -16,7 +16,8 @@ from resin.agent.state import Hop, HopResult
 from resin.evals.fit_ranking import _fit_listwise
 from resin.indexes.documents import Passage, Sentence
 from resin.indexes.units import normalize
-from tests.fakes import FakeIndex
+
+from ..fakes import FakeIndex
 
 BIRTH = (
     "Osric Vane was born in Harlow, eldest son of Aldous Vane, 3rd Duke of Brenmoor "

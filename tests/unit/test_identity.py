@@ -6,7 +6,8 @@ import shutil
 from resin.indexes.build import Builder
 from resin.indexes.documents import load_documents
 from resin.tools.retrieval import units_by_id
-from tests.conftest import SAMPLE_DOCS
+
+from ..conftest import SAMPLE_DOCS
 
 
 def unit_rows(index, doc_id):

@@ -6,7 +6,8 @@ import json
 from resin.agent.llm import register_chat_model
 from resin.cli import main
 from resin.indexes.documents import load_documents, split_sentences
-from tests.fakes import scripted
+
+from ..fakes import scripted
 
 
 def index_with(tmp_path, capsys, *paths) -> tuple[int, str, str]:

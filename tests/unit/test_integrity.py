@@ -20,8 +20,9 @@ from resin.indexes.documents import load_documents
 from resin.indexes.index import close_indexes
 from resin.indexes.integrity import check_index
 from resin.indexes.maintenance import corrupt
-from tests.conftest import SAMPLE_DOCS
-from tests.fakes import scripted
+
+from ..conftest import SAMPLE_DOCS
+from ..fakes import scripted
 
 
 @pytest.fixture(scope="module")

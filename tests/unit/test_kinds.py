@@ -16,7 +16,8 @@ from resin.agent.nodes.plan import ENGLISH_ONLY
 from resin.indexes.build import Builder
 from resin.indexes.documents import load_documents
 from resin.tools.causal import cause_chains
-from tests.conftest import SAMPLE_DOCS
+
+from ..conftest import SAMPLE_DOCS
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,11 @@ from resin.agent.nodes.resolve_hop import (
 from resin.agent.state import Evidence, Hop
 from resin.cli import main
 from resin.testing.chat import ScriptedChatModel
-from tests.conftest import QUESTION
+
+from ..conftest import QUESTION
 
 # A registered name that reads as a local GGUF: `auto` must plan structurally for it.
-from tests.fakes import scripted
+from ..fakes import scripted
 
 # A registered name that reads as a local GGUF: `auto` must plan structurally for it.
 LOCAL_GGUF = "gguf:/models/scripted-local.gguf"

@@ -10,7 +10,8 @@ from resin.indexes.nlp_extraction import INSTALL_HINT, NlpUnavailableError, load
 from resin.indexes.units import ReasoningUnit, claim_key, entity_key, normalize
 from resin.testing.chat import ScriptedChatModel
 from resin.tools.retrieval import traverse_chains
-from tests.conftest import SAMPLE_DOCS, units_json
+
+from ..conftest import SAMPLE_DOCS, units_json
 
 TEXT = (
     "Hessa Varn, a civil engineer, was born in 1919 in Lindmoor. "

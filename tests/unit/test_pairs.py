@@ -8,7 +8,8 @@ from resin.evals.fit_pairs import fit, pair_example
 from resin.indexes.units import ReasoningUnit
 from resin.tools.pairs import WEIGHTS_FILE, PairWeights, best_pair, pair_weights, paired_passages
 from resin.tools.retrieval import search_passages
-from tests.fakes import FakeIndex
+
+from ..fakes import FakeIndex
 
 TITLES = {"a": "orrin dam", "b": "hessa varn", "c": "tessel river"}
 

@@ -3,7 +3,8 @@
 from resin.indexes.build import Builder
 from resin.indexes.documents import SECTION_BREAK, Document, load_documents
 from resin.testing.chat import ScriptedChatModel
-from tests.conftest import SAMPLE_DOCS, units_json
+
+from ..conftest import SAMPLE_DOCS, units_json
 
 
 def share(index) -> tuple[float | None, int, int]:

@@ -8,7 +8,8 @@ from resin.agent.graph import graph
 from resin.indexes.build import Builder
 from resin.indexes.index import IndexNotFoundError, close_indexes
 from resin.indexes.stores import COLLECTIONS, StoreMissingError, collection_names
-from tests.conftest import DOCS, make_legacy
+
+from ..conftest import DOCS, make_legacy
 
 
 def test_collections_carry_the_index_s_own_prefix_from_its_manifest(open_index):

@@ -4,7 +4,8 @@ from resin.indexes.build import Builder
 from resin.testing.chat import ScriptedChatModel, heuristic_reply
 from resin.tools import make_tools
 from resin.tools.retrieval import traverse_chains
-from tests.conftest import DOCS
+
+from ..conftest import DOCS
 
 
 def test_tools_return_typed_results_bound_to_the_index(open_index):
