@@ -60,7 +60,9 @@ def buffer_documents(evidence: list[Evidence], index: IndexReads) -> list[Docume
                     "hop": first.hop,
                     "route": first.route,
                     "hops": sorted({s.hop for s in supports}),
-                    "sentence_ids": list(dict.fromkeys(i for s in supports for i in s.sentence_ids)),
+                    "sentence_ids": list(
+                        dict.fromkeys(i for s in supports for i in s.sentence_ids)
+                    ),
                     "score": max(s.score for s in supports),
                 },
             )

@@ -19,7 +19,15 @@ from functools import lru_cache
 
 from resin.agent.answering.kinds import cause, facts, polarity
 from resin.agent.answering.options import compared, described
-from resin.agent.language.forms import ACTIONS, MAX_WORDS, NUMBERS, PEOPLE, PLACES, TIMES
+from resin.agent.language.forms import (
+    ACTIONS,
+    MAX_WORDS,
+    NUMBERS,
+    PEOPLE,
+    PLACES,
+    TIME_WORDS,
+    TIMES,
+)
 from resin.agent.language.questions import Question
 from resin.agent.language.spans import (
     YEAR,
@@ -210,6 +218,8 @@ def _kept(question: Question, text: str, label: str, effect: float, frame: _Fram
     """Whether a span may answer: short, new information, of a kind the question can take."""
     if label == "VP" and question.expected != ACTIONS:
         return False
+    if label in TIMES and not question.expected and question.head not in TIME_WORDS | {""}:
+        return False  # "What sport …?" is never "11 May 1974"; "What era …?" may be a time
     key = normalize(text)
     if not key or len(key.split()) > MAX_WORDS or f" {key} " in question.normalized:
         return False

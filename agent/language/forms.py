@@ -26,6 +26,12 @@ PEOPLE = frozenset({"PERSON", "ORG"})
 PLACES = frozenset({"GPE", "LOC", "FAC"})
 NUMBERS = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 TIMES = frozenset({"DATE", "TIME"})
+# Words that let an untyped question or hop answer with a time ("the era of X", "the year of X").
+TIME_WORDS = frozenset(
+    w[:5]
+    for w in "era period age time times reign season term duration when year date decade "
+    "century day".split()
+)
 _KINDS = frozenset(
     {"NP", "PROPN"}
 )  # "a kind of what?": a noun phrase (the parser may tag it proper)

@@ -95,6 +95,8 @@ FEATURES = (
     "country_unasked",  # a country's name where a narrower place is asked ("which county")
     "country_not_place",  # a country's name where no place is asked
 )
+
+
 @dataclass
 class HopAnswer:
     """One candidate answer of a hop, where it is written and how sure the ranking is."""
@@ -175,9 +177,7 @@ def read_hop(
     asked_norm = f" {normalize(question)} "
     head = hop_head(question)
     subject_key = entity_key(subject)
-    mentions_country = bool(
-        ASKS_COUNTRY.search(question) or relation_head(relation) in NATIONALITY
-    )
+    mentions_country = bool(ASKS_COUNTRY.search(question) or relation_head(relation) in NATIONALITY)
     asks_country = answer_type == "place" and mentions_country
     countries = country_names()
     excluded = {entity_key(n) for n in not_answers} - {""}

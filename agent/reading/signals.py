@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from resin.agent.language.forms import answer_head
+from resin.agent.language.forms import TIME_WORDS, TIMES, answer_head
 from resin.agent.language.relations import (
     TYPE_LABELS,
     AnswerType,
@@ -41,13 +41,6 @@ _CALENDAR = re.compile(
 _MODIFIER = re.compile(r"\S+-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)[a-z]+", re.I)
 _MONTH_WORDS = frozenset(MONTHS)
 _DATE_RANGE = re.compile(r"\(([^()]*\d{3,4}[^()]*?)\s*[–—-]+\s*([^()]*\d{3,4}[^()]*)\)")
-_TIME_LABELS = frozenset({"DATE", "TIME"})
-# Relation words that let an untyped hop answer with a time ("the era of X", "the year of X").
-_TIME_WORDS = frozenset(
-    w[:5]
-    for w in "era period age time times reign season term duration when year date decade "
-    "century day".split()
-)
 NATIONALITY = frozenset({"nationality", "citizenship", "country of citizenship", "country"})
 ASKS_COUNTRY = re.compile(r"\b(?:country|countries|nation|nationality|citizenship)\b", re.I)
 PLACE_LABELS = frozenset({"GPE", "LOC"})
@@ -60,13 +53,12 @@ _LOOSE: dict[str, frozenset[str]] = {
 }
 
 
-
 def labels_for(answer_type: AnswerType, relation: str) -> frozenset[str]:
     """Entity labels an answer may carry: a country or nationality may be an adjective."""
     if relation_head(relation) in NATIONALITY:
         return frozenset({"NORP", "GPE"})
-    if answer_type == "other" and relation_words(relation) & _TIME_WORDS:
-        return _TIME_LABELS
+    if answer_type == "other" and relation_words(relation) & TIME_WORDS:
+        return TIMES
     return TYPE_LABELS[answer_type]
 
 
@@ -78,7 +70,7 @@ def type_fit(label: str, text: str, answer_type: AnswerType, allowed: frozenset[
     time labels where it does ("What was the era …"), and is empty where it does not.
     """
     if answer_type == "other":
-        timed = label in _TIME_LABELS or bool(_CALENDAR.search(text))  # "26 February" too
+        timed = label in TIMES or bool(_CALENDAR.search(text))  # "26 February" too
         return "" if label == "VP" or timed and not allowed else "typed"
     if label in allowed:
         if answer_type == "date" and not any(c.isdigit() for c in text):
@@ -273,8 +265,9 @@ def after_by(sentence: str, span: str) -> bool:
     )
 
 
-
-def place_chain(sentence: str, text: str, places: list[str], asks_country: bool) -> dict[str, float]:
+def place_chain(
+    sentence: str, text: str, places: list[str], asks_country: bool
+) -> dict[str, float]:
     """Where a place stands in its sentence's chain of places ("Tucson, Arizona, United States").
 
     A chain runs narrow to wide: a hop that asks for a city or a state wants a place a wider one

@@ -38,19 +38,34 @@ def judge(
 
     The deciding sentence writes most of the claim's words (those of `subject`, when given,
     need not be written: a page's sentences are about its subject); a negation in it that the
-    claim does not hold turns its "yes" into "no".
+    claim does not hold turns its "yes" into "no". With a subject, the sentences of its own page
+    decide where there are any, else those that name it: "Is Neil Jordan American?" is not said
+    by another page's "an American film directed by Neil Jordan"; his own page not writing it
+    is a "no" it cites.
     """
     words = stems(claim) - (stems(subject) if subject else set())
     if not words or not sentences:
         return "no", None
-    best = max(sentences, key=lambda item: len(words & stems(item[1].text)))
+    about = _about(sentences, subject)
+    best = max(about or sentences, key=lambda item: len(words & stems(item[1].text)))
     coverage = len(words & stems(best[1].text)) / len(words)
     if coverage < COVERAGE:
-        return "no", best if coverage else None
+        return "no", best if coverage or about else None
     if _named(claim) - _CLASSIFIERS - stems(subject) - stems(best[1].text):
         return "no", best
     negated = bool(_NEGATION.search(best[1].text)) and not _NEGATION.search(claim)
     return ("no" if negated else "yes"), best
+
+
+def _about(
+    sentences: Sequence[tuple[Passage, Sentence]], subject: str
+) -> list[tuple[Passage, Sentence]]:
+    """The sentences of the subject's own page, else those writing its name (none without one)."""
+    names = stems(subject)
+    if not names:
+        return []
+    own = [item for item in sentences if names <= stems(item[0].title)]
+    return own or [item for item in sentences if names <= stems(item[1].text)]
 
 
 def _named(claim: str) -> set[str]:

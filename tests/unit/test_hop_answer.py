@@ -12,6 +12,7 @@ from resin.agent.language.relations import kin_frame
 from resin.agent.reading.hop_answer import FEATURES, HopAnswer, accepted, ranking, read_hop
 from resin.agent.reading.signals import hop_head, linked_to, spans_of
 from resin.agent.reading.typed_hop import read, resolve_typed
+from resin.agent.reading.yes_no import judge
 from resin.agent.state import Hop, HopResult
 from resin.evals.fit_ranking import _fit_listwise
 from resin.indexes.documents import Passage, Sentence
@@ -391,3 +392,19 @@ def test_a_country_s_name_holds_no_noun_a_hop_asks_for():
     # "United States" holds "state", but a country's name is no state
     assert found["United States"]["head"] == 0.0
     assert found["Ohio State"]["head"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("own_sentence", "verdict"),
+    [
+        ("Tamsin Orle (born 1950) is an Irish film director.", "no"),
+        ("Tamsin Orle (born 1950) is an American film director.", "yes"),
+    ],
+)
+def test_a_yes_no_hop_is_decided_by_a_sentence_about_its_subject(own_sentence, verdict):
+    other = _passage("Greywater", "Greywater is an American film directed by Tamsin Orle.")
+    own = _passage("Tamsin Orle", own_sentence)
+    sentences = [(p, s) for p in (other, own) for s in p.sentences]
+    answer, where = judge("Tamsin Orle American", sentences, "Tamsin Orle")
+    assert answer == verdict
+    assert where is not None and where[0] is own
