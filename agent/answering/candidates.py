@@ -220,6 +220,8 @@ def _kept(question: Question, text: str, label: str, effect: float, frame: _Fram
         return False
     if label in TIMES and not question.expected and question.head not in TIME_WORDS | {""}:
         return False  # "What sport …?" is never "11 May 1974"; "What era …?" may be a time
+    if label in TIMES | NUMBERS and question.expected & (PEOPLE | PLACES):
+        return False  # who or where is never a date or a count
     key = normalize(text)
     if not key or len(key.split()) > MAX_WORDS or f" {key} " in question.normalized:
         return False

@@ -209,6 +209,8 @@ def read_hop(
                 key = normalize(text)
                 if not fit or not key or key == subject_key or key in subject_key.split():
                     continue
+                if fit == "loose" and subject_key and f" {subject_key} " in f" {key} ":
+                    continue  # an untyped span running on from the subject ("Lena Dorr: Harlow")
                 if label in ("NP", "PROPN") and describes_name(text):
                     continue  # "Scottish reformer John Knox": the name is a candidate of its own
                 if f" {key} " in asked_norm or key in excluded:

@@ -49,7 +49,7 @@ _LOOSE: dict[str, frozenset[str]] = {
     "person": frozenset({"PROPN", "ORG", "TITLE", "NAME"}),
     "work": frozenset({"PROPN", "PERSON", "TITLE", "NAME"}),
     "organization": frozenset({"PROPN", "TITLE", "NAME", "PERSON", "GPE"}),
-    "place": frozenset({"PROPN", "TITLE", "NAME", "ORG"}),
+    "place": frozenset({"PROPN", "TITLE", "NAME", "ORG", "PERSON"}),
 }
 
 

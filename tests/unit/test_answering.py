@@ -99,6 +99,20 @@ def test_candidates_are_spans_of_the_passages_ranked_by_fit():
     assert years[0].text == "1887"
 
 
+@pytest.mark.parametrize(
+    ("question", "never"),
+    [
+        ("Where did Tomas Brell train?", {"DATE", "TIME", "CARDINAL"}),
+        ("Who trained Tomas Brell?", {"DATE", "TIME", "CARDINAL"}),
+        ("What craft did Tomas Brell learn?", {"DATE", "TIME"}),
+    ],
+)
+def test_a_date_or_count_answers_no_question_whose_kind_is_not_a_time(question, never):
+    found = ranked(question, passages("Tomas Brell", "Pellisk"))
+    assert found and not any(c.label in never for c in found)
+    assert {c.text for c in ranked("In what year was Tomas Brell born?", passages())} >= {"1851"}
+
+
 def test_yes_no_and_either_or_questions_get_their_own_choices():
     assert is_yes_no("Was Tomas Brell born in Pellisk?")
     assert [c.text for c in ranked("Was Tomas Brell born in Pellisk?", passages())] == [

@@ -408,3 +408,17 @@ def test_a_yes_no_hop_is_decided_by_a_sentence_about_its_subject(own_sentence, v
     answer, where = judge("Tamsin Orle American", sentences, "Tamsin Orle")
     assert answer == verdict
     assert where is not None and where[0] is own
+
+
+def test_a_place_the_parser_takes_for_a_person_answers_a_birthplace_hop():
+    own = _passage(
+        "Tamsin Orle",
+        "Tamsin Orle (born 26 February 1973) is a Polish film director, screenwriter and "
+        "producer, born in Kraków.",
+    )
+    assert ("Kraków", "PERSON") in spans_of(own.sentences[0].text)
+    found = accepted(
+        read_hop("Where was Tamsin Orle born?", "Tamsin Orle", "born", "place", [own], {own.id})
+    )
+    assert found and found[0].text == "Kraków"
+    assert found[0].features["loose"] == 1.0
