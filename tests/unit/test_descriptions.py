@@ -1,0 +1,60 @@
+"""Indefinite and long descriptions: "a film directed by X", "a band that X founded"."""
+
+from resin.agent.planning import decompose
+
+
+def questions(question):
+    return [h.question for h in decompose(question)]
+
+
+def test_an_indefinite_participle_description_is_a_hop():
+    assert questions("Who produced a 1987 Italian crime drama directed by Marta Olenko?") == [
+        "What is the 1987 Italian crime drama directed by Marta Olenko?",
+        "Who produced #1?",
+    ]
+
+
+def test_an_adverb_between_noun_and_participle_keeps_the_description():
+    assert questions("Who composed the song originally recorded by Nora Tesh?") == [
+        "What is the song originally recorded by Nora Tesh?",
+        "Who composed #1?",
+    ]
+
+
+def test_a_description_that_would_cut_a_name_is_no_hop():
+    # the small parser ends the participle inside the name ("starring Pelle | Varn")
+    assert (
+        decompose("Where was the 2011 Danish black comedy film starring Pelle Varn filmed?") == []
+    )
+
+
+def test_a_participle_that_only_names_is_no_hop():
+    assert decompose("Who directed a romantic comedy called Sunday Lanes?") == []
+
+
+def test_an_indefinite_relative_clause_naming_a_name_is_a_hop():
+    hops = decompose("Who founded a German car maker that Otto Breit joined in 1950?")
+    assert [h.question for h in hops] == [
+        "What is the German car maker that Otto Breit joined in 1950?",
+        "Who founded #1?",
+    ]
+    assert hops[0].subject == "Otto Breit"
+
+
+def test_an_indefinite_description_after_be_says_what_the_subject_is():
+    assert decompose("Tom Arkell is a painter who studied with Lena Moss.") == []
+
+
+def test_a_relative_clause_that_asks_is_the_last_hop_not_a_description():
+    assert questions("Ada Brill joined a party that held power in Norland until what year?") == [
+        "What is the party that Ada Brill joined?",
+        "What is the year that #1 held power in Norland until?",
+    ]
+
+
+def test_a_named_participle_in_a_what_question_belongs_to_the_clause():
+    assert questions("What conference is the team that is coached by the son of Ray Dunmore?") == [
+        "Who is the son of Ray Dunmore?",
+        "What is the team that is coached by #1?",
+        "What conference is #2?",
+    ]
