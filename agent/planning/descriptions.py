@@ -103,6 +103,84 @@ def of_description(words: list[str], plan: Plan) -> list[str] | None:
     return None
 
 
+# Nouns that take "of" without relating one thing to another: a part, kind, amount or name.
+_NOT_RELATIONS = frozenset(
+    "one type kind sort form variety number part group series name title majority rest most "
+    "all some each any both list lot couple pair total amount many few none half end beginning "
+    "start middle side edge top bottom center centre coast shore border idea".split()
+)
+# Nouns of an event or a state ("the death of X", "in the presence of X"): no thing to look up;
+# so are most nouns with these endings ("the construction of X", "the awarding of X").
+_EVENTS = frozenset(
+    "death birth presence absence surrender arrival departure return release launch creation "
+    "founding formation history story life career role use loss victory defeat".split()
+)
+_EVENT_ENDINGS = ("tion", "sion", "ing", "ment", "ance", "ence")
+
+
+_ASKS_WHOLE = re.compile(
+    r"^(?:(?:in|on|at|from) )?(?:who|what|which|when|where)(?: \w+)? (?:is|was|are|were)$", re.I
+)
+
+
+def common_of(words: list[str], plan: Plan) -> list[str] | None:
+    """Replace "the N of NAME" by its hop, N a common noun the lexicon does not know.
+
+    "the biographer of X", "the mascot of X": the parse hangs "of NAME" on a singular noun
+    after "the" ("the last active ruler of X" with its modifiers). Nouns of a part, a kind, an
+    amount or a name (`_NOT_RELATIONS`), of an event (`_EVENTS`) and place classes before a name
+    ("the city of X") relate nothing; a name that is a nationality names nothing to look up. A
+    description that is the whole question ("Who was the last king of X?") is asked as written,
+    and one inside a relative clause is read with the clause.
+    """
+    doc = load_pipeline()(" ".join(words))
+    starts = [t.i for t in doc if t.idx == 0 or doc.text[t.idx - 1] == " "]
+    if len(starts) != len(words):
+        return None  # the tokens do not line up with the words
+    for i, word in enumerate(words[1:-1], start=1):
+        noun, of = doc[starts[i - 1]], doc[starts[i]]
+        if word != "of" or of.head.i != noun.i or noun.tag_ != "NN" or not noun.is_lower:
+            continue
+        if noun.lower_ in _NOT_RELATIONS | _EVENTS | _APPOSITIVE or is_relational(noun.text):
+            continue
+        if noun.lower_.endswith(_EVENT_ENDINGS):
+            continue  # "the construction of X", "the awarding of X": an event
+        if any(a.dep_ in ("relcl", "acl") for a in noun.ancestors):
+            continue  # inside a clause: the clause's own hop reads it whole
+        left = i - 1
+        while (
+            left > 0
+            and doc[starts[left - 1]].dep_ in ("amod", "compound")
+            and words[left - 1].islower()
+        ):
+            left -= 1
+        if left == 0 or words[left - 1].lower() != "the":
+            continue
+        name_at = strip_kind(words, i + 1 + (words[i + 1] == "the" and i + 2 < len(words)))
+        end = entity_end(words, name_at)
+        if end == name_at or end < len(words) and _described_after(words, end):
+            continue
+        after = words[end].lower() if end < len(words) else ""
+        if after in ("that", "which", "who", "whom", "whose", "where") or words[end - 1][-1] == ",":
+            continue  # a clause after the name: it may describe the name or the whole phrase
+        if after and doc[starts[end]].pos_ == "ADP" and not words[end - 1].endswith("'s"):
+            continue  # "the symbol of the Saints from #2": the phrase may go on past the name
+        if after and doc[starts[end]].pos_ == "NOUN" and words[end].islower():
+            continue  # "the nickname of the WWII battleship": the name modifies a noun
+        first = next(t for t in doc[starts[name_at] :] if not t.is_punct)
+        if not PLACEHOLDER.match(words[name_at]) and (
+            first.pos_ != "PROPN" or first.ent_type_ in ("NORP", "LANGUAGE")
+        ):
+            continue
+        if end == len(words) and _ASKS_WHOLE.match(" ".join(words[: left - 1])):
+            continue  # "Who was the last king of X": the question asks it as written
+        name = " ".join(words[name_at:end]).rstrip(",")
+        ref = plan.relation_hop(" ".join(words[left:i]), re.sub(r"['’]s$", "", name))
+        tail = "'s" if words[end - 1].endswith(("'s", "’s")) else ""
+        return words[: left - 1] + [ref + tail] + words[end:]
+    return None
+
+
 def possessive(words: list[str], plan: Plan) -> list[str] | None:
     """Replace the first "NAME's REL" by its hop(s)."""
     for i, word in enumerate(words):
@@ -174,6 +252,7 @@ def chain(question: str, plan: Plan) -> bool:
             or possessive(words, plan)
             or noun_after_name(words, plan)
             or prep_description(words, plan)
+            or common_of(words, plan)
             or contact(words, plan)
             or relative(words, plan)
             or participle(words, plan)

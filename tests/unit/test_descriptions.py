@@ -58,3 +58,22 @@ def test_a_named_participle_in_a_what_question_belongs_to_the_clause():
         "What is the team that is coached by #1?",
         "What conference is #2?",
     ]
+
+
+def test_an_of_description_with_a_noun_the_lexicon_lacks_is_a_hop():
+    hops = decompose("At which college does the biographer of Edda Marlow teach?")
+    assert [h.question for h in hops] == [
+        "What is the biographer of Edda Marlow?",
+        "At which college does #1 teach?",
+    ]
+    assert hops[0].subject == "Edda Marlow" and hops[0].relation == "biographer"
+    assert questions("What breed of dog is the mascot of Harlow Tech?") == [
+        "What is the mascot of Harlow Tech?",
+        "What breed of dog is #1?",
+    ]
+
+
+def test_of_phrases_of_parts_events_and_whole_questions_stay_as_written():
+    assert decompose("When was the construction of Fort Olbeck finished?") == []
+    assert decompose("Who was the last king of the Varrians?") == []
+    assert decompose("What is the nickname of the Ostmark Ferry terminal?") == []
