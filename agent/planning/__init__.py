@@ -9,6 +9,7 @@ left, "Where was #2", asks nothing more, so hop 2 answers the question. The read
   or a singular common noun the parse hangs "of NAME" on ("the biographer of X");
 - possessives: "X's father", "X's paternal grandfather" (father of father, `relations.KINSHIP`);
 - a relational noun after a name: "the Oh Yeah performer";
+- superlative and ordinal descriptions with their range: "the oldest university in X";
 - relative clauses, from the parse: "the city where X died", "the school that owns X";
 - participle descriptions: "the film directed by X", "a 2004 comedy film starring X";
 - statements with the question word inside ("X was born in a town with how many residents?"):

@@ -31,6 +31,7 @@ from resin.agent.planning.names import (
     main_relation,
     wh_words,
 )
+from resin.agent.planning.selections import ranked
 from resin.agent.state import MAX_PARSED_HOPS
 from resin.indexes.nlp_extraction import load_pipeline
 
@@ -253,6 +254,7 @@ def chain(question: str, plan: Plan) -> bool:
             or noun_after_name(words, plan)
             or prep_description(words, plan)
             or common_of(words, plan)
+            or ranked(words, plan)
             or contact(words, plan)
             or relative(words, plan)
             or participle(words, plan)
