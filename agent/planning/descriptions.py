@@ -87,6 +87,9 @@ def of_description(words: list[str], plan: Plan) -> list[str] | None:
         end = entity_end(words, name_at)
         if end == name_at or (end < len(words) and _described_after(words, end)):
             continue  # no name here, or the name's own description is read first
+        if end < len(words) and words[end].isalpha() and words[end].islower():
+            if _modifier(" ".join(words[name_at:end]), words[end]):
+                continue  # "the author of the 1993 production": the name modifies a noun
         for start in range(left, i):  # the longest relational phrase first
             relation = " ".join(words[start:i])
             if relation_head(relation) in _APPOSITIVE or not is_relational(relation):
@@ -212,6 +215,16 @@ def is_nationality(name: str) -> bool:
     return all(t.ent_type_ == "NORP" and t.tag_ in ("JJ", "HYPH") for t in load_pipeline()(name))
 
 
+def _modifier(name: str, noun: str) -> bool:
+    """A nationality or a number before the noun ("the Danish band", "the 1993 production")."""
+    if PLACEHOLDER.match(name):
+        return False
+    words = [t for t in load_pipeline()(f"the {name} {noun}")[1:-1] if not t.is_punct]
+    return is_nationality(name) or all(
+        t.tag_ == "CD" or t.tag_ == "JJ" and t.ent_type_ in ("NORP", "") for t in words
+    )
+
+
 def noun_after_name(words: list[str], plan: Plan) -> list[str] | None:
     """Replace "the NAME REL" ("the Oh Yeah performer") by its hop."""
     for i, word in enumerate(words[:-2]):
@@ -219,7 +232,7 @@ def noun_after_name(words: list[str], plan: Plan) -> list[str] | None:
             continue
         end = entity_end(words, i + 1)
         noun = words[end].rstrip(",;:") if end < len(words) else ""
-        if noun and _after_name(noun) and not is_nationality(" ".join(words[i + 1 : end])):
+        if noun and _after_name(noun) and not _modifier(" ".join(words[i + 1 : end]), noun):
             name = " ".join(words[i + 1 : end])
             ref = plan.relation_hop(noun, name)
             return words[:i] + [ref + words[end][len(noun) :]] + words[end + 1 :]

@@ -77,3 +77,12 @@ def test_of_phrases_of_parts_events_and_whole_questions_stay_as_written():
     assert decompose("When was the construction of Fort Olbeck finished?") == []
     assert decompose("Who was the last king of the Varrians?") == []
     assert decompose("What is the nickname of the Ostmark Ferry terminal?") == []
+
+
+def test_a_nationality_or_number_before_a_noun_is_no_name_to_look_up():
+    assert decompose("Who founded the Danish band Korvid?") == []  # not "the band of Danish"
+    # not "the author of 1987": the production is the clause's
+    assert questions("Who is the author of the 1987 production Ilse Varn starred in?") == [
+        "What is the 1987 production Ilse Varn starred in?",
+        "Who is the author of #1?",
+    ]
