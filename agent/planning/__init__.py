@@ -29,12 +29,11 @@ from __future__ import annotations
 import re
 
 from resin.agent.language.relations import AnswerType, question_type
+from resin.agent.planning.bridges import bridge_clause, main_verb
 from resin.agent.planning.comparisons import both, common, compared_options, comparison, same
 from resin.agent.planning.declaratives import bridge_prep, front, opens_question
 from resin.agent.planning.descriptions import (
-    bridge_clause,
     chain,
-    main_verb,
     noun_after_name,
     of_description,
     possessive,
