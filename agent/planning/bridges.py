@@ -17,6 +17,12 @@ from resin.indexes.nlp_extraction import load_pipeline
 _IN_SITU = frozenset("what which who whom when where how".split())
 
 
+def _determiner(words: list[str], at: int) -> bool:
+    """A capitalized article that opens no name ("The people for whom …", "A book that …")."""
+    nxt = words[at + 1] if at + 1 < len(words) else ""
+    return words[at].lower() in ("the", "a", "an", "this") and not is_name_word(nxt)
+
+
 def bridge_clause(question: str, plan: Plan) -> bool:
     """Read "NAME … a N that/who CLAUSE-asking-what": the N is a bridge, the clause asks of it.
 
@@ -54,7 +60,7 @@ def bridge_clause(question: str, plan: Plan) -> bool:
     if det is None or clause.left_edge.i != noun.i + 1 or clause.right_edge.i < last:
         return False
     before = doc[: det.i].text.split()
-    named = [j for j, w in enumerate(before) if is_name_word(w)]
+    named = [j for j, w in enumerate(before) if is_name_word(w) and not _determiner(before, j)]
     verbs = [t for t in doc[: det.i] if t.pos_ in ("VERB", "AUX")]
     if not named or not verbs or verbs == [doc[det.i - 1]] and verbs[0].lemma_ == "be":
         return False  # "X is an area where …" describes X itself: no bridge

@@ -93,6 +93,8 @@ def of_description(words: list[str], plan: Plan) -> list[str] | None:
             relation = " ".join(words[start:i])
             if relation_head(relation) in _APPOSITIVE or not is_relational(relation):
                 continue
+            if start > 0 and words[start - 1].lower() in ("which", "what"):
+                break  # "Which president of X did …" selects among them: one lookup
             begin = (
                 start - 1 if start > 0 and words[start - 1].lower() in ("the", "a", "an") else start
             )
@@ -215,12 +217,13 @@ def is_nationality(name: str) -> bool:
 
 
 def _modifier(name: str, noun: str) -> bool:
-    """A nationality or a number before the noun ("the Danish band", "the 1993 production")."""
+    """A nationality, language or number before the noun ("the Danish band", "the 1993 film")."""
     if PLACEHOLDER.match(name):
         return False
     words = [t for t in load_pipeline()(f"the {name} {noun}")[1:-1] if not t.is_punct]
     return is_nationality(name) or all(
-        t.tag_ == "CD" or t.tag_ == "JJ" and t.ent_type_ in ("NORP", "") for t in words
+        t.tag_ == "CD" or t.ent_type_ in ("NORP", "LANGUAGE") or t.tag_ == "JJ" and not t.ent_type_
+        for t in words
     )
 
 

@@ -86,3 +86,19 @@ def test_a_nationality_or_number_before_a_noun_is_no_name_to_look_up():
         "What is the 1987 production Ilse Varn starred in?",
         "Who is the author of #1?",
     ]
+
+
+def test_a_selection_among_relatives_is_one_lookup():
+    # "Which sister of X …" picks one of them by the rest of the question: no bridge through X
+    assert decompose("Which sister of Ilse Varn married a painter from Oslo?") == []
+
+
+def test_a_language_before_its_noun_names_nothing_to_look_up():
+    assert not any(
+        h.subject == "Latin" for h in decompose("Which empire influenced the Latin language?")
+    )
+
+
+def test_a_capitalized_article_is_no_subject_of_a_bridge():
+    # the words before the bridge name nothing: no "What is the painter that A film … is based on"
+    assert decompose("A film about sailors is based on a painter who lived in what city?") == []
