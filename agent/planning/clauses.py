@@ -83,7 +83,8 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
     small parser often attaches it further up); it ends where the parse's clause ends. An
     indefinite one ("a band that X founded") is a hop when its clause names a proper name and
     the question does not say what its subject is ("X is a band that …"); a clause that holds
-    the question word is what is asked, not a description.
+    the question word is what is asked, not a description. One set off by commas ("the band,
+    whose bassist joined X, formed") ends at its closing comma.
     """
     doc = load_pipeline()(" ".join(words))
     for rel in reversed(doc):  # the innermost clause first: it holds no other
@@ -92,7 +93,10 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
             continue
         if not any(t.pos_ in ("VERB", "AUX") for t in doc[rel.i + 1 :]):
             continue  # "in which Maryland county?" asks; it opens no clause
-        noun = doc[rel.i - 1]
+        if opener == "which" and (rel.dep_ == "det" or doc[rel.i + 1].pos_ in ("ADJ", "NOUN")):
+            continue  # "…, which rival brewer were they …": a question phrase, no clause
+        aside = doc[rel.i - 1].text == "," and opener in ("who", "whose", "which")
+        noun = doc[rel.i - 1 - aside]  # "the band, whose bassist joined X in 1996, formed"
         if noun.pos_ == "ADP" and noun.lower_ != "of" and opener in ("which", "whom"):
             noun = doc[rel.i - 2]  # "the league in which …", "the person to whom …"
         if noun.pos_ not in ("NOUN", "PROPN") or not noun.is_lower:
@@ -100,7 +104,7 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
         start = _opening(doc, noun)
         if start is None:
             continue
-        clause_start = noun.i + 1
+        clause_start = noun.i + 1 + aside
         ends = [
             max(t.i for t in tok.subtree)
             for tok in doc[clause_start:]
@@ -111,6 +115,10 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
         own = _main_participle(doc, start, clause_start, clause_end)
         if own:
             clause_end = own - 1  # "when was the N where X taught founded?": the question's verb
+        if aside and doc[clause_end].text == ",":
+            clause_end -= 1  # the comma that closes the aside is no part of its hop
+        if aside and not any(t.pos_ in ("VERB", "AUX") for t in doc[rel.i : clause_end + 1]):
+            continue  # the aside's verb lies past where the parse ends it
         if any(t.dep_ == "relcl" and _names(t) for t in doc[clause_start : clause_end + 1]):
             continue  # "a mascot who is named X" is X
         verbs = [t for t in doc[rel.i + 1 : clause_end + 1] if t.tag_.startswith(("VB", "MD"))]
@@ -140,7 +148,8 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
         subject = refs[0] if refs else " ".join(clause[first : entity_end(clause, first)])
         relation = " ".join(w for w in clause if w.lower() not in RELATIVES and not is_name_word(w))
         before = doc[:start].text.split()
-        after = doc[clause_end + 1 :].text.split()
+        after = doc[clause_end + 1 + (aside and doc[clause_end + 1 : clause_end + 2].text == ",") :]
+        after = after.text.split()
         rest = " ".join([*before, f"#{len(plan.hops) + 1}", *after])
         if not definite and not opens_question(rest) and front(rest) is None:
             continue  # a statement left that no question can be made of

@@ -102,3 +102,17 @@ def test_a_language_before_its_noun_names_nothing_to_look_up():
 def test_a_capitalized_article_is_no_subject_of_a_bridge():
     # the words before the bridge name nothing: no "What is the painter that A film … is based on"
     assert decompose("A film about sailors is based on a painter who lived in what city?") == []
+
+
+def test_a_relative_clause_set_off_by_commas_is_a_hop():
+    assert questions(
+        "In what year was the label, whose founder signed Nora Tesh in 2001, sold?"
+    ) == [
+        "What is the label whose founder signed Nora Tesh in 2001?",
+        "In what year was #1 sold?",
+    ]
+
+
+def test_which_before_a_noun_asks_and_opens_no_clause():
+    hops = questions("After the war ended in 1945, which rival party did Ada Brill join?")
+    assert not any("which rival party" in h for h in hops[:-1])
