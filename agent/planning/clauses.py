@@ -99,7 +99,7 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
         noun = doc[rel.i - 1 - aside]  # "the band, whose bassist joined X in 1996, formed"
         if noun.pos_ == "ADP" and noun.lower_ != "of" and opener in ("which", "whom"):
             noun = doc[rel.i - 2]  # "the league in which …", "the person to whom …"
-        if noun.pos_ not in ("NOUN", "PROPN") or not noun.is_lower:
+        if noun.pos_ not in ("NOUN", "PROPN") or not noun.is_lower and not _title(doc, noun):
             continue
         start = _opening(doc, noun)
         if start is None:
@@ -135,7 +135,8 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
         names = [j for j in named if clause[j].strip("\"“,.'") in proper]
         if not named or not definite and not names:
             continue  # an indefinite one is read when it names a name ("in a film with #1": whole)
-        named = names or named
+        # the first name that holds a proper noun ("the 1925 Birthday Honours", not "American")
+        named = [j for j in named if set(range(j, entity_end(clause, j))) & set(names)] or named
         head = doc[start + 1 : noun.i + 1].text
         kind = relation_type(noun.lower_)
         if opener == "where" and kind == "other":
@@ -156,6 +157,11 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
         ref = plan.add(f"{wh} is the {head} {' '.join(clause)}?", subject, relation, kind)
         return [*before, ref, *after]
     return None
+
+
+def _title(doc: Doc, noun: Token) -> bool:
+    """A capitalized common noun right after "the" that names no one ("the King who …")."""
+    return noun.i > 0 and doc[noun.i - 1].lower_ == "the" and not noun.ent_type_
 
 
 def _names(verb: Token) -> bool:

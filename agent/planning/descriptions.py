@@ -69,6 +69,13 @@ def _after_name(word: str) -> bool:
     return bool(head) and head not in _APPOSITIVE and relation_type(head) not in ("work", "date")
 
 
+def _clause_after(words: list[str], at: int) -> bool:
+    """Does a relative clause open at `words[at]` ("who …", "in which …")?"""
+    nxt = [w.lower() for w in words[at : at + 2]]
+    relatives = ("who", "whom", "whose", "that", "which")
+    return bool(nxt) and (nxt[0] in relatives or nxt[1:] in (["which"], ["whom"]))
+
+
 def of_description(words: list[str], plan: Plan) -> list[str] | None:
     """Replace the first "the REL of NAME" (REL relational, NAME a name or #k) by its hop."""
     for i, word in enumerate(words):
@@ -86,6 +93,8 @@ def of_description(words: list[str], plan: Plan) -> list[str] | None:
         end = entity_end(words, name_at)
         if end == name_at or (end < len(words) and _described_after(words, end)):
             continue  # no name here, or the name's own description is read first
+        if end == name_at + 1 and name_at > i + 1 and _clause_after(words, end):
+            continue  # "the birthplace of the Senator who …": a title a clause describes
         if end < len(words) and words[end].isalpha() and words[end].islower():
             if _modifier(" ".join(words[name_at:end]), words[end]):
                 continue  # "the author of the 1993 production": the name modifies a noun

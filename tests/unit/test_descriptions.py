@@ -116,3 +116,19 @@ def test_a_relative_clause_set_off_by_commas_is_a_hop():
 def test_which_before_a_noun_asks_and_opens_no_clause():
     hops = questions("After the war ended in 1945, which rival party did Ada Brill join?")
     assert not any("which rival party" in h for h in hops[:-1])
+
+
+def test_a_capitalized_title_a_clause_describes_is_a_description():
+    hops = decompose("What is the birthplace of the Governor who signed the Harlow Accord?")
+    assert [h.question for h in hops] == [
+        "Who is the Governor who signed the Harlow Accord?",
+        "What is the birthplace of #1?",
+    ]
+    assert hops[0].subject == "Harlow Accord"
+
+
+def test_the_subject_of_a_clause_keeps_its_whole_name():
+    hops = decompose(
+        "In what year was the county that was named after the 3rd Duke of Arlen formed?"
+    )
+    assert hops[0].subject == "3rd Duke of Arlen"
