@@ -5,11 +5,13 @@ other. The innermost is read first and replaced by its placeholder: "the directo
 hop 1 "Who is the director of X?" (person); "the place of death of #1" → hop 2 (place); what is
 left, "Where was #2", asks nothing more, so hop 2 answers the question. The readings:
 
-- of-descriptions with a relational noun: "the director of X", "the place of birth of #1";
+- of-descriptions with a relational noun: "the director of X", "the place of birth of #1",
+  or a singular common noun the parse hangs "of NAME" on ("the biographer of X");
 - possessives: "X's father", "X's paternal grandfather" (father of father, `relations.KINSHIP`);
 - a relational noun after a name: "the Oh Yeah performer";
+- superlative and ordinal descriptions with their range: "the oldest university in X";
 - relative clauses, from the parse: "the city where X died", "the school that owns X";
-- participle descriptions: "the film directed by X", "the film starring X";
+- participle descriptions: "the film directed by X", "a 2004 comedy film starring X";
 - statements with the question word inside ("X was born in a town with how many residents?"):
   each hop gets its question phrase in front ("How many residents does #1 have?");
 - comparisons of two options ("Which film came out first, A or B?"), through a bridge when the
@@ -27,12 +29,11 @@ from __future__ import annotations
 import re
 
 from resin.agent.language.relations import AnswerType, question_type
+from resin.agent.planning.bridges import bridge_clause, main_verb
 from resin.agent.planning.comparisons import both, common, compared_options, comparison, same
 from resin.agent.planning.declaratives import bridge_prep, front, opens_question
 from resin.agent.planning.descriptions import (
-    bridge_clause,
     chain,
-    main_verb,
     noun_after_name,
     of_description,
     possessive,

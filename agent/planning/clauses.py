@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from resin.agent.language.relations import AnswerType, relation_type
 from resin.agent.planning.declaratives import front, opens_question
@@ -21,8 +21,25 @@ KIND_WORDS = re.compile(
     r"poem|painting|game|video game|tv series|television series|magazine|newspaper) )"
 )
 RELATIVES = ("where", "that", "which", "who", "whom", "whose")
+# Participles that give a thing's name rather than describe it ("a song called X" is X).
+_NAMING = frozenset("called named entitled titled dubbed nicknamed".split())
 # Words a question opens with (a clause opening so is the question's own, not a description).
 WH_OPENERS = frozenset("in at on what which when where how".split())
+
+
+def _opening(doc: Doc, noun: Token) -> int | None:
+    """Where the description of `noun` opens: "the" just before it, else its own article.
+
+    A long premodifier ("a 2004 American teen comedy film") puts the article further left
+    than a window reaches; the parse's determiner of the noun is the description's start.
+    """
+    near = next((t.i for t in doc[max(0, noun.i - 3) : noun.i] if t.lower_ == "the"), None)
+    if near is not None:
+        return near
+    det = next((c for c in noun.lefts if c.dep_ == "det" and c.lower_ in ("the", "a", "an")), None)
+    if det is None or any(t.pos_ in ("VERB", "AUX", "ADP") for t in doc[det.i + 1 : noun.i]):
+        return None
+    return det.i
 
 
 def _clause_end(doc: Doc, end: int) -> int:
@@ -41,13 +58,18 @@ def _main_participle(doc: Doc, start: int, clause_start: int, clause_end: int) -
     left the team signed by Barcelona?": a question that opens with a bare "was" before the noun
     needs a participle of its own, and the small parser hangs it inside the clause. It is the
     clause's last participle phrase, not the clause's own verb ("that was designed by X").
+    "What county is the N …" asks already: a participle of its own is a bare one ("… located
+    in"), and one that names something ("… coached by X") is the clause's.
     """
     # "When was", "In what year was", "What county is": the question word, then a bare "was"
     be = next((t.i for t in doc[1 : min(start, 4)] if t.lemma_ == "be"), None)
     if be is None or doc[0].lower_ not in WH_OPENERS or doc[be + 1].pos_ == "VERB":
         return 0
+    asks = doc[0].lower_ in ("what", "which")
     for token in doc[clause_start + 3 : clause_end + 1]:
         if token.tag_ != "VBN" or token.dep_ == "relcl" or token.nbor(-1).pos_ in ("AUX", "PART"):
+            continue
+        if asks and any(t.pos_ in ("PROPN", "NOUN", "NUM") for t in token.subtree):
             continue
         if max(t.i for t in token.subtree) >= clause_end and clause_end >= len(doc) - 2:
             return token.i
@@ -58,7 +80,11 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
     """Replace the first "the N where/that/who CLAUSE" whose clause names a name or #k by its hop.
 
     The clause belongs to the noun just before its relative word (English puts it there; the
-    small parser often attaches it further up); it ends where the parse's clause ends.
+    small parser often attaches it further up); it ends where the parse's clause ends. An
+    indefinite one ("a band that X founded") is a hop when its clause names a proper name and
+    the question does not say what its subject is ("X is a band that …"); a clause that holds
+    the question word is what is asked, not a description. One set off by commas ("the band,
+    whose bassist joined X, formed") ends at its closing comma.
     """
     doc = load_pipeline()(" ".join(words))
     for rel in reversed(doc):  # the innermost clause first: it holds no other
@@ -67,15 +93,18 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
             continue
         if not any(t.pos_ in ("VERB", "AUX") for t in doc[rel.i + 1 :]):
             continue  # "in which Maryland county?" asks; it opens no clause
-        noun = doc[rel.i - 1]
+        if opener == "which" and (rel.dep_ == "det" or doc[rel.i + 1].pos_ in ("ADJ", "NOUN")):
+            continue  # "…, which rival brewer were they …": a question phrase, no clause
+        aside = doc[rel.i - 1].text == "," and opener in ("who", "whose", "which")
+        noun = doc[rel.i - 1 - aside]  # "the band, whose bassist joined X in 1996, formed"
         if noun.pos_ == "ADP" and noun.lower_ != "of" and opener in ("which", "whom"):
             noun = doc[rel.i - 2]  # "the league in which …", "the person to whom …"
-        if noun.pos_ not in ("NOUN", "PROPN") or not noun.is_lower:
+        if noun.pos_ not in ("NOUN", "PROPN") or not noun.is_lower and not _title(doc, noun):
             continue
-        start = next((t.i for t in doc[max(0, noun.i - 3) : noun.i] if t.lower_ == "the"), None)
+        start = _opening(doc, noun)
         if start is None:
             continue
-        clause_start = noun.i + 1
+        clause_start = noun.i + 1 + aside
         ends = [
             max(t.i for t in tok.subtree)
             for tok in doc[clause_start:]
@@ -86,10 +115,28 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
         own = _main_participle(doc, start, clause_start, clause_end)
         if own:
             clause_end = own - 1  # "when was the N where X taught founded?": the question's verb
+        if aside and doc[clause_end].text == ",":
+            clause_end -= 1  # the comma that closes the aside is no part of its hop
+        if aside and not any(t.pos_ in ("VERB", "AUX") for t in doc[rel.i : clause_end + 1]):
+            continue  # the aside's verb lies past where the parse ends it
+        if any(t.dep_ == "relcl" and _names(t) for t in doc[clause_start : clause_end + 1]):
+            continue  # "a mascot who is named X" is X
+        verbs = [t for t in doc[rel.i + 1 : clause_end + 1] if t.tag_.startswith(("VB", "MD"))]
+        if opener == "where" and all(t.dep_ == "acl" for t in verbs):
+            continue  # "where the head of the region named after X": no clause of its own
+        if any(_asks(t) for t in doc[clause_start + 1 : clause_end + 1]):
+            continue  # "a party that held power until what year?": the clause is what is asked
+        definite = doc[start].lower_ == "the"
+        if not definite and start > 0 and doc[start - 1].lemma_ == "be":
+            continue  # "X is a group who …" says what X is: no bridge
         clause = doc[clause_start : clause_end + 1].text.split()
         named = [j for j, w in enumerate(clause) if is_name_word(w)]
-        if not named:
-            continue
+        proper = _proper(doc[clause_start : clause_end + 1])
+        names = [j for j in named if clause[j].strip("\"“,.'") in proper]
+        if not named or not definite and not names:
+            continue  # an indefinite one is read when it names a name ("in a film with #1": whole)
+        # the first name that holds a proper noun ("the 1925 Birthday Honours", not "American")
+        named = [j for j in named if set(range(j, entity_end(clause, j))) & set(names)] or named
         head = doc[start + 1 : noun.i + 1].text
         kind = relation_type(noun.lower_)
         if opener == "where" and kind == "other":
@@ -101,11 +148,35 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
         first = named[0]
         subject = refs[0] if refs else " ".join(clause[first : entity_end(clause, first)])
         relation = " ".join(w for w in clause if w.lower() not in RELATIVES and not is_name_word(w))
-        ref = plan.add(f"{wh} is the {head} {' '.join(clause)}?", subject, relation, kind)
         before = doc[:start].text.split()
-        after = doc[clause_end + 1 :].text.split()
+        after = doc[clause_end + 1 + (aside and doc[clause_end + 1 : clause_end + 2].text == ",") :]
+        after = after.text.split()
+        rest = " ".join([*before, f"#{len(plan.hops) + 1}", *after])
+        if not definite and not opens_question(rest) and front(rest) is None:
+            continue  # a statement left that no question can be made of
+        ref = plan.add(f"{wh} is the {head} {' '.join(clause)}?", subject, relation, kind)
         return [*before, ref, *after]
     return None
+
+
+def _title(doc: Doc, noun: Token) -> bool:
+    """A capitalized common noun right after "the" that names no one ("the King who …")."""
+    return noun.i > 0 and doc[noun.i - 1].lower_ == "the" and not noun.ent_type_
+
+
+def _names(verb: Token) -> bool:
+    """A verb that gives a name: "called X", not "named after X"."""
+    return verb.lower_ in _NAMING and not any(c.dep_ == "prep" for c in verb.children)
+
+
+def _asks(token: Token) -> bool:
+    """A question word: "what", "how", or "which" before a noun ("which two countries")."""
+    return token.lower_ in ("what", "how") or token.lower_ == "which" and token.dep_ == "det"
+
+
+def _proper(span: Span) -> set[str]:
+    """The proper names' words in a span: no nationality ("American") nor number ("1995")."""
+    return {t.text for t in span if t.pos_ == "PROPN" and t.ent_type_ != "NORP"}
 
 
 _FREE: dict[str, AnswerType] = {
@@ -235,18 +306,19 @@ def participle(words: list[str], plan: Plan) -> list[str] | None:
 
     "the film directed by X" → "What is the film directed by X?"; "the film starring X". It
     runs over the verb's phrase and the noun's own prepositional phrases ("the song performed by
-    X in 1990"). A description that is the whole question is what it asks, not a hop before it.
+    X in 1990"). A description that is the whole question is what it asks, not a hop before it;
+    an indefinite one ("a film directed by X") is read like "the film …" when it names a name.
     """
     doc = load_pipeline()(" ".join(words))
     for verb in doc[2:]:
         noun = verb.head
         if verb.dep_ != "acl" or verb.tag_ not in ("VBN", "VBG") or not verb.is_lower:
             continue  # "the documentary Making …" is a title
-        if noun.i != verb.i - 1:
-            continue
+        if any(t.tag_ != "RB" for t in doc[noun.i + 1 : verb.i]):
+            continue  # "the drink normally consumed with X": only adverbs between
         if noun.pos_ != "NOUN" or not noun.is_lower:
             continue
-        start = next((t.i for t in doc[max(0, noun.i - 3) : noun.i] if t.lower_ == "the"), None)
+        start = _opening(doc, noun)
         if start is None:
             continue
         # the verb's phrase, and the noun's own prepositional phrases after it ("… in 1990")
@@ -269,6 +341,10 @@ def participle(words: list[str], plan: Plan) -> list[str] | None:
         ]
         if not named:
             continue  # "the club founded in 1905", "… by a German maker" name nothing to look up
+        if doc[start].lower_ != "the" and all(PLACEHOLDER.match(clause[j]) for j in named):
+            continue  # "in a sitcom produced by #1": the last hop reads an indefinite one whole
+        if _names(verb):
+            continue  # "a song called X" is X: nothing to look up
         refs = [w for w in clause if PLACEHOLDER.fullmatch(w.rstrip("'s"))]
         subject = refs[0] if refs else " ".join(clause[named[0] : entity_end(clause, named[0])])
         kind = relation_type(noun.lower_)
@@ -298,6 +374,12 @@ def _not_a_description(doc: Doc, start: int, verb: int, end: int) -> bool:
     if any(t.lower_ in _WH_WORDS or t.tag_ in ("VBD", "VBZ", "VBP", "MD") for t in inside):
         return True
     after = doc[end + 1].lower_ if end + 1 < len(doc) else ""
+    cut = doc[end + 1 : end + 2]
+    attached = cut and (start <= cut[0].head.i <= end or cut[0].dep_ in ("dep", "appos", "amod"))
+    if cut.text.islower() and cut[0].pos_ in ("NOUN", "ADJ") and attached:
+        return True  # "about the executive whistleblower": the parse cut a noun phrase
+    if end + 1 < len(doc) and is_name_word(doc[end].text) and is_name_word(doc[end + 1].text):
+        return True  # "starring Pelle | Varn": the parse cut a name
     if start > 0 and doc[start - 1].text == "," or after in (",", *RELATIVES):
         return True  # an aside, or a description that a relative clause carries on
     if inside.text.count('"') % 2:

@@ -1,9 +1,8 @@
 """The parse-based planner: real hops with placeholders, relation phrases and answer types."""
 
-
 from resin.agent.planning import decompose, describe_hop
+from resin.agent.planning.bridges import main_verb
 from resin.agent.planning.declaratives import front
-from resin.agent.planning.descriptions import main_verb
 from resin.agent.planning.names import Plan, asks_nothing
 
 
@@ -337,6 +336,9 @@ def test_a_participle_description_is_a_hop():
 
 def test_a_participle_description_with_several_conditions_is_no_hop():
     # "directed by X and starring Y" is an intersection: no one lookup answers it
-    assert decompose(
-        "When was the comedy film directed by Tobin Arle and starring Velda Morne released?"
-    ) == []
+    assert (
+        decompose(
+            "When was the comedy film directed by Tobin Arle and starring Velda Morne released?"
+        )
+        == []
+    )

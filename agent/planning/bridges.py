@@ -1,0 +1,126 @@
+"""Bridges read at a clause or at the main verb: "X was voiced by the actress who … what show?".
+
+`bridge_clause` reads a declarative question whose last relative clause asks; `main_verb` reads
+"When did DESCRIPTION VERB …" when the parse took the question's verb into the description.
+"""
+
+from __future__ import annotations
+
+import re
+
+from resin.agent.language.relations import question_type, relation_type
+from resin.agent.planning.clauses import WH_OPENERS
+from resin.agent.planning.descriptions import chain
+from resin.agent.planning.names import Plan, entity_end, is_name_word, main_relation, wh_words
+from resin.indexes.nlp_extraction import load_pipeline
+
+_IN_SITU = frozenset("what which who whom when where how".split())
+
+
+def _determiner(words: list[str], at: int) -> bool:
+    """A capitalized article that opens no name ("The people for whom …", "A book that …")."""
+    nxt = words[at + 1] if at + 1 < len(words) else ""
+    return words[at].lower() in ("the", "a", "an", "this") and not is_name_word(nxt)
+
+
+def bridge_clause(question: str, plan: Plan) -> bool:
+    """Read "NAME … a N that/who CLAUSE-asking-what": the N is a bridge, the clause asks of it.
+
+    "Candace Flynn was voiced by the actress who achieved success on what show?" → hop 1 "Who is
+    the actress that Candace Flynn was voiced by?" (person), hop 2 "#1 achieved success on what
+    show?". A reduced clause gets its verb: "… by an actress born in what year?" → "#1 was born in
+    what year?". The clause runs to the question's end and holds its question word; the words
+    before the N name a name.
+    """
+    doc = load_pipeline()(question)
+    if not len(doc) or doc[0].lower_ in WH_OPENERS | _IN_SITU:
+        return False
+    # the last question word: an earlier one may be the clause's own relative word ("who")
+    wh = next(
+        (t for t in reversed(doc[1:]) if t.lower_ in _IN_SITU and t.tag_ in ("WDT", "WP", "WRB")),
+        None,
+    )
+    if wh is None:
+        return False
+    clause = next(
+        (
+            a
+            for a in wh.ancestors
+            if a.dep_ in ("relcl", "acl") and a.head.pos_ == "NOUN" and a.head.is_lower
+        ),
+        None,
+    )
+    if clause is None:
+        return False
+    noun = clause.head
+    det = next(
+        (c for c in noun.children if c.dep_ == "det" and c.lower_ in ("a", "an", "the")), None
+    )
+    last = len(doc) - 1 - (doc[-1].is_punct)
+    if det is None or clause.left_edge.i != noun.i + 1 or clause.right_edge.i < last:
+        return False
+    before = doc[: det.i].text.split()
+    named = [j for j, w in enumerate(before) if is_name_word(w) and not _determiner(before, j)]
+    verbs = [t for t in doc[: det.i] if t.pos_ in ("VERB", "AUX")]
+    if not named or not verbs or verbs == [doc[det.i - 1]] and verbs[0].lemma_ == "be":
+        return False  # "X is an area where …" describes X itself: no bridge
+    bridge = doc[det.i + 1 : noun.i + 1].text
+    kind = relation_type(noun.lower_)
+    if kind == "other" and doc[noun.i + 1].lower_ in ("who", "whom"):
+        kind = "person"
+    subject = " ".join(before[named[0] : entity_end(before, named[0])])
+    relation = " ".join([noun.lower_, *(w for w in before if not is_name_word(w))])
+    rest = doc[noun.i + 1 : last + 1]
+    if rest[0].lower_ in ("who", "whom", "that", "which"):
+        tail = rest[1:].text.split()
+    elif rest[0].tag_ == "VBN":  # a reduced clause: "born in what year", "set in what state"
+        tail = ["was", *rest.text.split()]
+    elif rest[0].tag_ == "VBG":  # "specializing in what type of fighting"
+        tail = rest.text.split()
+    else:
+        return False
+    wh_noun = "Who" if kind == "person" else "What"
+    ref = plan.add(f"{wh_noun} is the {bridge} that {' '.join(before)}?", subject, relation, kind)
+    asked = [ref, *tail]
+    if wh.dep_ == "det":  # "what show"
+        phrase = doc[wh.i : wh.head.i + 1].text
+    else:  # "who", "where", "how many"
+        phrase = doc[wh.i : wh.i + 2].text if wh.lower_ == "how" else wh.text
+    own = " ".join(w for w in asked[1:] if w.lower() not in phrase.lower().split())
+    plan.add(f"{' '.join(asked)}?", ref, main_relation(own), question_type(phrase, own))
+    return True
+
+
+_DID = re.compile(
+    r"^((?:\w+ )?(?:when|where|who|whom|what|which|how|why)(?: \w+)?) (did|does|do) (.+)$", re.I
+)
+
+_VERBLESS_CLAUSE = re.compile(r"\b(?:where|when|that|which|who|whom) #\d+\?$")
+
+
+def main_verb(question: str, plan: Plan) -> bool:
+    """Read "When did DESCRIPTION VERB …" at its main verb, when the parse took the verb in.
+
+    The first bare verb after "did" that no modal or "to" governs is the question's own ("When
+    did the luxury division of the company that made the Orla Coupe change the body style of
+    the Vane 350?": "change"): the words before it are one description, read as `chain` reads
+    one, and the question asks its predicate of the description's answer ("When did #2 change
+    the body style of the Vane 350?").
+    """
+    opening = _DID.match(question)
+    if not opening:
+        return False
+    doc = load_pipeline()(opening.group(3))
+    verb = next(
+        (t for t in doc[1:] if t.tag_ in ("VB", "VBP") and doc[t.i - 1].tag_ not in ("MD", "TO")),
+        None,
+    )
+    if verb is None or not chain(f"What is {doc[: verb.i].text}", plan):
+        return False
+    if _VERBLESS_CLAUSE.search(plan.hops[-1].question):
+        return False  # "What is the place where #2?": the description's clause lost its verb
+    ref = f"#{plan.hops[-1].id}"
+    asked = f"{opening.group(1)} {opening.group(2)} {ref} {doc[verb.i :].text}"
+    relation = main_relation(" ".join(w for w in asked.split() if w != ref))
+    plan.add(f"{asked}?", ref, relation, question_type(wh_words(asked), relation))
+    return True

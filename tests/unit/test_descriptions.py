@@ -1,0 +1,134 @@
+"""Indefinite and long descriptions: "a film directed by X", "a band that X founded"."""
+
+from resin.agent.planning import decompose
+
+
+def questions(question):
+    return [h.question for h in decompose(question)]
+
+
+def test_an_indefinite_participle_description_is_a_hop():
+    assert questions("Who produced a 1987 Italian crime drama directed by Marta Olenko?") == [
+        "What is the 1987 Italian crime drama directed by Marta Olenko?",
+        "Who produced #1?",
+    ]
+
+
+def test_an_adverb_between_noun_and_participle_keeps_the_description():
+    assert questions("Who composed the song originally recorded by Nora Tesh?") == [
+        "What is the song originally recorded by Nora Tesh?",
+        "Who composed #1?",
+    ]
+
+
+def test_a_description_that_would_cut_a_name_is_no_hop():
+    # the small parser ends the participle inside the name ("starring Pelle | Varn")
+    assert (
+        decompose("Where was the 2011 Danish black comedy film starring Pelle Varn filmed?") == []
+    )
+
+
+def test_a_participle_that_only_names_is_no_hop():
+    assert decompose("Who directed a romantic comedy called Sunday Lanes?") == []
+
+
+def test_an_indefinite_relative_clause_naming_a_name_is_a_hop():
+    hops = decompose("Who founded a German car maker that Otto Breit joined in 1950?")
+    assert [h.question for h in hops] == [
+        "What is the German car maker that Otto Breit joined in 1950?",
+        "Who founded #1?",
+    ]
+    assert hops[0].subject == "Otto Breit"
+
+
+def test_an_indefinite_description_after_be_says_what_the_subject_is():
+    assert decompose("Tom Arkell is a painter who studied with Lena Moss.") == []
+
+
+def test_a_relative_clause_that_asks_is_the_last_hop_not_a_description():
+    assert questions("Ada Brill joined a party that held power in Norland until what year?") == [
+        "What is the party that Ada Brill joined?",
+        "What is the year that #1 held power in Norland until?",
+    ]
+
+
+def test_a_named_participle_in_a_what_question_belongs_to_the_clause():
+    assert questions("What conference is the team that is coached by the son of Ray Dunmore?") == [
+        "Who is the son of Ray Dunmore?",
+        "What is the team that is coached by #1?",
+        "What conference is #2?",
+    ]
+
+
+def test_an_of_description_with_a_noun_the_lexicon_lacks_is_a_hop():
+    hops = decompose("At which college does the biographer of Edda Marlow teach?")
+    assert [h.question for h in hops] == [
+        "What is the biographer of Edda Marlow?",
+        "At which college does #1 teach?",
+    ]
+    assert hops[0].subject == "Edda Marlow" and hops[0].relation == "biographer"
+    assert questions("What breed of dog is the mascot of Harlow Tech?") == [
+        "What is the mascot of Harlow Tech?",
+        "What breed of dog is #1?",
+    ]
+
+
+def test_of_phrases_of_parts_events_and_whole_questions_stay_as_written():
+    assert decompose("When was the construction of Fort Olbeck finished?") == []
+    assert decompose("Who was the last king of the Varrians?") == []
+    assert decompose("What is the nickname of the Ostmark Ferry terminal?") == []
+
+
+def test_a_nationality_or_number_before_a_noun_is_no_name_to_look_up():
+    assert decompose("Who founded the Danish band Korvid?") == []  # not "the band of Danish"
+    # not "the author of 1987": the production is the clause's
+    assert questions("Who is the author of the 1987 production Ilse Varn starred in?") == [
+        "What is the 1987 production Ilse Varn starred in?",
+        "Who is the author of #1?",
+    ]
+
+
+def test_a_selection_among_relatives_is_one_lookup():
+    # "Which sister of X …" picks one of them by the rest of the question: no bridge through X
+    assert decompose("Which sister of Ilse Varn married a painter from Oslo?") == []
+
+
+def test_a_language_before_its_noun_names_nothing_to_look_up():
+    assert not any(
+        h.subject == "Latin" for h in decompose("Which empire influenced the Latin language?")
+    )
+
+
+def test_a_capitalized_article_is_no_subject_of_a_bridge():
+    # the words before the bridge name nothing: no "What is the painter that A film … is based on"
+    assert decompose("A film about sailors is based on a painter who lived in what city?") == []
+
+
+def test_a_relative_clause_set_off_by_commas_is_a_hop():
+    assert questions(
+        "In what year was the label, whose founder signed Nora Tesh in 2001, sold?"
+    ) == [
+        "What is the label whose founder signed Nora Tesh in 2001?",
+        "In what year was #1 sold?",
+    ]
+
+
+def test_which_before_a_noun_asks_and_opens_no_clause():
+    hops = questions("After the war ended in 1945, which rival party did Ada Brill join?")
+    assert not any("which rival party" in h for h in hops[:-1])
+
+
+def test_a_capitalized_title_a_clause_describes_is_a_description():
+    hops = decompose("What is the birthplace of the Governor who signed the Harlow Accord?")
+    assert [h.question for h in hops] == [
+        "Who is the Governor who signed the Harlow Accord?",
+        "What is the birthplace of #1?",
+    ]
+    assert hops[0].subject == "Harlow Accord"
+
+
+def test_the_subject_of_a_clause_keeps_its_whole_name():
+    hops = decompose(
+        "In what year was the county that was named after the 3rd Duke of Arlen formed?"
+    )
+    assert hops[0].subject == "3rd Duke of Arlen"
