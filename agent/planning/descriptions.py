@@ -145,7 +145,8 @@ def common_of(words: list[str], plan: Plan) -> list[str] | None:
     amount or a name (`_NOT_RELATIONS`), of an event (`_EVENTS`) and place classes before a name
     ("the city of X") relate nothing; a name that is a nationality names nothing to look up. A
     description that is the whole question ("Who was the last king of X?") is asked as written,
-    and one inside a relative clause is read with the clause.
+    and one inside a relative clause is read with the clause; one inside an adverbial clause
+    ("when the retreat of X continues") is a condition, not a thing to look up.
     """
     doc = load_pipeline()(" ".join(words))
     starts = [t.i for t in doc if t.idx == 0 or doc.text[t.idx - 1] == " "]
@@ -159,8 +160,8 @@ def common_of(words: list[str], plan: Plan) -> list[str] | None:
             continue
         if noun.lower_.endswith(_EVENT_ENDINGS):
             continue  # "the construction of X", "the awarding of X": an event
-        if any(a.dep_ in ("relcl", "acl") for a in noun.ancestors):
-            continue  # inside a clause: the clause's own hop reads it whole
+        if any(a.dep_ in ("relcl", "acl", "advcl") for a in noun.ancestors):
+            continue  # inside a clause: a relative one reads it whole, "when …" is a condition
         left = i - 1
         while (
             left > 0

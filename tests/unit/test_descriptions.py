@@ -132,3 +132,8 @@ def test_the_subject_of_a_clause_keeps_its_whole_name():
         "In what year was the county that was named after the 3rd Duke of Arlen formed?"
     )
     assert hops[0].subject == "3rd Duke of Arlen"
+
+
+def test_an_of_description_inside_a_when_clause_is_a_condition_not_a_hop():
+    asked = "What does the Corran Mill switch to when the retreat of the Vell Glacier continues?"
+    assert not any("retreat" in q for q in questions(asked)[:-1])
