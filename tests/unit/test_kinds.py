@@ -7,6 +7,8 @@ mode, which ranks candidates and calls no model. A question the documents do not
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from resin.agent.answering.answer import NOT_FOUND
@@ -15,6 +17,7 @@ from resin.agent.graph import graph
 from resin.agent.nodes.plan import ENGLISH_ONLY
 from resin.indexes.build import Builder
 from resin.indexes.documents import load_documents
+from resin.indexes.units import normalize
 from resin.tools.causal import cause_chains
 
 from ..conftest import SAMPLE_DOCS
@@ -145,3 +148,17 @@ def test_a_comparison_asked_as_yes_or_no_compares_both_dates(sample, question, a
     assert out["answer"] == answer
     cited = " ".join(sentences(out))
     assert "1874" in cited and "Orrin Dam" in cited  # both options' dates rest on their sentences
+
+
+DEMO = [
+    json.loads(line)
+    for line in (SAMPLE_DOCS.parent / "questions.jsonl").read_text().splitlines()
+    if line.strip()
+]
+
+
+@pytest.mark.parametrize("item", DEMO, ids=[q["id"] for q in DEMO])
+def test_every_demo_question_gets_its_expected_answer_cited(sample, item):
+    out = ask(sample, item["question"])
+    assert any(normalize(a) in normalize(out["answer"]) for a in item["answers"]), out["answer"]
+    assert out["sources"] and out["citations"]
