@@ -1,0 +1,158 @@
+"""Questions that ask for one thing by two facts: each fact is a hop, the answer is shared.
+
+"What film was directed by X and stars Y?" names the film by two predicates joined by "and";
+"Which road borders both X and Y?" by one predicate over two names. Either way no single lookup
+finds it from one fact alone: each fact gets its own hop ("What film was directed by X?", "What
+film stars Y?") and a computed hop names the answer both give.
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Doc, Span, Token
+
+from resin.agent.language.relations import question_type
+from resin.agent.planning.names import Plan, entity_end, is_name_word, main_relation
+from resin.indexes.nlp_extraction import load_pipeline
+
+_OPENERS = frozenset("what which who".split())
+# Verbs that only support another ("did X direct"): the question word is then no subject.
+_SUPPORT = frozenset("do does did".split())
+
+
+_FINITE = frozenset("VBD VBZ VBP MD".split())
+# Words that open a clause inside a predicate: an "and" after one may join the clause's verbs.
+_CLAUSE = frozenset("that who whom whose which where when".split())
+
+
+def _verb(token: Token, *, finite: bool = False) -> bool:
+    """A verb, or a plural noun the parse misread for one ("and stars X", "and features the").
+
+    `finite`: a verb with a tense of its own; a bare participle after "and" ("and named after")
+    joins the participles of a description, not the question's predicates.
+    """
+    if token.tag_ in _FINITE or not finite and token.tag_.startswith("VB"):
+        return True
+    nxt = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    return (
+        token.tag_ == "NNS"
+        and token.is_lower
+        and nxt is not None
+        and (nxt.tag_ in ("DT", "NNP", "NNPS") or nxt.lower_ == "both" or nxt.text[:1] in "\"'“")
+    )
+
+
+def _asking(doc: Doc) -> int:
+    """Where the predicate opens after the question's subject phrase ("What film" | "was …"), or 0.
+
+    The phrase is the question word and the nouns after it; a predicate that opens with "did"
+    asks of another subject, and a verb later in the phrase means there is no clean phrase.
+    """
+    if not len(doc) or doc[0].lower_ not in _OPENERS:
+        return 0
+    at = 1
+    while at < len(doc) and not _verb(doc[at]):
+        if doc[at].is_punct or doc[at].lower_ in ("and", "or", "that", "who", "which"):
+            return 0
+        at += 1
+    if at >= len(doc) or doc[at].lower_ in _SUPPORT or at > 5:
+        return 0
+    return at
+
+
+def _hop(phrase: str, predicate: Span, plan: Plan) -> int:
+    """One fact about the asked thing as its own question; its hop id.
+
+    Its subject is the first proper name the predicate holds: a number or a nationality
+    ("in 1901", "a Danish master") modifies or dates the fact, and names nothing to look up.
+    """
+    text = " ".join(predicate.text.split())
+    words = text.split()
+    starts = [
+        len(predicate.doc.text[predicate.start_char : t.idx].split())
+        for t in predicate
+        if is_name_word(t.text)
+        and t.tag_ not in ("CD", "JJ")
+        and t.ent_type_ not in ("NORP", "DATE", "CARDINAL")
+    ]
+    subject = " ".join(words[starts[0] : entity_end(words, starts[0])]) if starts else ""
+    return _ask(phrase, text, subject, plan)
+
+
+def _ask(phrase: str, predicate: str, subject: str, plan: Plan) -> int:
+    """The hop asking the predicate of the asked thing; its hop id."""
+    relation = main_relation(predicate)
+    kind = question_type(phrase.lower(), relation)
+    return int(plan.add(f"{phrase} {predicate}?", subject, relation, kind)[1:])
+
+
+def conjoined(question: str, plan: Plan) -> bool:
+    """Read "WH-PHRASE PREDICATE and PREDICATE": two facts about the asked thing, then shared.
+
+    The question word opens the subject phrase; the second predicate opens with a verb right
+    after the only "and" and has no subject of its own; the first holds no clause the "and" could
+    go on in ("Who owns the team that won X and was founded by Y"). Both predicates name something.
+    """
+    doc = load_pipeline()(question)
+    start = _asking(doc)
+    if not start:
+        return False
+    ands = [t for t in doc[start:] if t.lower_ == "and"]
+    if len(ands) != 1:
+        return False
+    split = ands[0].i
+    if split + 1 >= len(doc) or not _verb(doc[split + 1], finite=True):
+        return False
+    if doc[split - 1].lower_ == "," or any(t.lower_ in _CLAUSE for t in doc[start:split]):
+        return False
+    phrase = doc[:start].text
+    end = len(doc) - 1 if doc[-1].is_punct else len(doc)
+    first, second = doc[start:split], doc[split + 1 : end]
+    if not all(any(is_name_word(t.text) for t in p) for p in (first, second)):
+        return False
+    deps = [_hop(phrase, first, plan), _hop(phrase, second, plan)]
+    plan.add(
+        question + "?",
+        "",
+        main_relation(phrase),
+        plan.hops[0].answer_type,
+        "common",
+        deps,
+        [first.text, second.text],
+    )
+    return True
+
+
+def both_objects(question: str, plan: Plan) -> bool:
+    """Read "WH-PHRASE VERB both A and B": the verb's fact about each name, then shared.
+
+    "Which road borders both X and Y?" → "Which road borders X?", "Which road borders Y?".
+    The names after "both" run to the question's end.
+    """
+    doc = load_pipeline()(question)
+    start = _asking(doc)
+    words = doc.text.rstrip("?. ").split()
+    lower = [w.lower() for w in words]
+    if not start or not doc[start].tag_.startswith("VB") or "both" not in lower:
+        return False
+    if "and" not in lower:
+        return False
+    at = lower.index("both")
+    split = lower.index("and")
+    if not start <= at < split or split == at + 1:
+        return False
+    first, second = " ".join(words[at + 1 : split]), " ".join(words[split + 1 :])
+    if not is_name_word(words[at + 1]) or entity_end(words, split + 1) != len(words):
+        return False
+    verb = " ".join(words[len(doc[:start].text.split()) : at])
+    phrase = doc[:start].text
+    deps = [_ask(phrase, f"{verb} {name}", name, plan) for name in (first, second)]
+    plan.add(
+        question + "?",
+        "",
+        main_relation(phrase),
+        plan.hops[0].answer_type,
+        "common",
+        deps,
+        [first, second],
+    )
+    return True
