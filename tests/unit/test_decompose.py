@@ -292,6 +292,9 @@ def test_fronting_inverts_the_clause_or_strands_a_noun_s_preposition():
     capital = "What is the region that #1 is the capital of?"
     assert front("#1 is the capital of what region?") == capital
     assert front("#1 was built around which drum?") == "What is the drum that #1 was built around?"
+    # a bare question word after a noun's preposition: the preposition ends the question
+    assert front("#1 is currently the chairman of what?") == "What is #1 currently the chairman of?"
+    assert front("#1 became the leader of whom?") == "Whom did #1 become the leader of?"
     # already a question, or a question word inside a clause of its own: nothing to move
     assert front("Where was #1 born?") is None
     assert front("#1 married a singer who won what award?") is None
