@@ -31,7 +31,7 @@ import re
 from resin.agent.language.relations import AnswerType, question_type
 from resin.agent.planning.bridges import bridge_clause, main_verb
 from resin.agent.planning.comparisons import both, common, compared_options, comparison, same
-from resin.agent.planning.conjoined import both_objects, conjoined
+from resin.agent.planning.conjoined import both_objects, both_subjects, conjoined
 from resin.agent.planning.declaratives import bridge_prep, front, opens_question
 from resin.agent.planning.descriptions import (
     chain,
@@ -111,6 +111,7 @@ def _first_reading(text: str) -> list[Hop]:
         bridge_prep,
         conjoined,
         both_objects,
+        both_subjects,
     )
     for reader in readers:
         plan = Plan()

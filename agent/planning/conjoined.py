@@ -8,13 +8,17 @@ film stars Y?") and a computed hop names the answer both give.
 
 from __future__ import annotations
 
+import re
+
 from spacy.tokens import Doc, Span, Token
 
 from resin.agent.language.relations import question_type
-from resin.agent.planning.names import Plan, entity_end, is_name_word, main_relation
+from resin.agent.planning.declaratives import front, opens_question
+from resin.agent.planning.names import Plan, entity_end, is_name_word, main_relation, wh_words
 from resin.indexes.nlp_extraction import load_pipeline
 
 _OPENERS = frozenset("what which who".split())
+_WH = frozenset("what which who whom where when how".split())
 # Verbs that only support another ("did X direct"): the question word is then no subject.
 _SUPPORT = frozenset("do does did".split())
 
@@ -155,4 +159,69 @@ def both_objects(question: str, plan: Plan) -> bool:
         deps,
         [first, second],
     )
+    return True
+
+
+_BOTH_SUBJECTS = re.compile(r"^(?:both )?(.+?) and (.+?) (?:(are|were|have|had) )?both (.+)$", re.I)
+_SINGULAR = {"are": "is", "were": "was", "have": "has", "had": "had"}
+
+
+def _named(option: str) -> str:
+    """The option as a name ("the Croatan Forest" → "Croatan Forest"), or "" for none."""
+    words = option.strip(" ,").split()
+    if words and words[0].lower() == "the":
+        words = words[1:]
+    if not words or not is_name_word(words[0]) or entity_end(words, 0) != len(words):
+        return ""
+    return " ".join(words)
+
+
+def _one(rest: str) -> str:
+    """The predicate said of one of them: "examples of what" → "an example of what"."""
+    doc = load_pipeline()(f"They are {rest}")
+    at = 2
+    while at < len(doc) and doc[at].tag_ in ("JJ", "HYPH", "NN", "NNP"):
+        at += 1
+    if at >= len(doc) or doc[at].tag_ != "NNS" or doc[2].tag_ == "DT":
+        return rest
+    noun = doc[2 : at + 1].text
+    one = noun[: len(noun) - len(doc[at].text)] + doc[at].lemma_
+    article = "an" if one[:1].lower() in "aeiou" else "a"
+    return f"{article} {one} {doc[at + 1 :].text}".strip()
+
+
+def both_subjects(question: str, plan: Plan) -> bool:
+    """Read "A and B are both … what N?": the statement of each name, asked, then shared.
+
+    "X and Y are both located in which state?" → "In which state is X located?", "In which
+    state is Y located?"; with no auxiliary the verb takes do-support ("X and Y both specialize
+    in what service?" → "In what service does X specialize?"). Each hop must read as a question.
+    """
+    found = None if opens_question(question) else _BOTH_SUBJECTS.match(question)
+    if not found:
+        return False
+    first, second, aux, rest = found.groups()
+    options = [_named(first), _named(second)]
+    if not all(options) or not any(w.lower() in _WH for w in rest.split()):
+        return False
+    if aux:
+        statement = (
+            f"{_SINGULAR[aux.lower()]} {_one(rest) if aux.lower() in ('are', 'were') else rest}"
+        )
+    else:
+        # the verb as it reads after "they": its tense gives the do-support
+        verb = load_pipeline()(f"They {rest}")[1]
+        if verb.tag_ not in ("VBP", "VBD") or len(rest.split()) < 2:
+            return False
+        do = "did" if verb.tag_ == "VBD" else "does"
+        statement = f"{do} {verb.lemma_} {rest.split(maxsplit=1)[1]}"
+    asked = [front(f"{name} {statement}") for name in options]
+    if not all(asked):
+        return False
+    relation = main_relation(" ".join(w for w in rest.split() if w.lower() not in _WH))
+    deps = []
+    for name, hop in zip(options, asked, strict=True):
+        kind = question_type(wh_words(hop or ""), relation)
+        deps.append(int(plan.add(hop or "", name, relation, kind)[1:]))
+    plan.add(question + "?", "", relation, plan.hops[0].answer_type, "common", deps, options)
     return True

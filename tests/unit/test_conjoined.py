@@ -54,3 +54,24 @@ def test_in_common_hops_ask_what_each_name_is_associated_with():
         "Which sport is Ida Welk associated with?",
         "Which sport is Tomas Brell associated with?",
     ]
+
+
+def test_both_names_as_subjects_are_asked_one_at_a_time():
+    hops = decompose("Ida Welk and the Orrin Quartet are both examples of what?")
+    assert [h.question for h in hops[:2]] == [
+        "What is Ida Welk an example of?",
+        "What is Orrin Quartet an example of?",
+    ]
+    assert [h.subject for h in hops[:2]] == ["Ida Welk", "Orrin Quartet"]
+    assert hops[2].compute == "common"
+
+
+def test_both_subjects_without_an_auxiliary_take_do_support():
+    assert questions("Ida Welk and Tomas Brell both specialize in what sport?")[:2] == [
+        "In what sport does Ida Welk specialize?",
+        "In what sport does Tomas Brell specialize?",
+    ]
+
+
+def test_both_subjects_that_are_no_names_are_no_intersection():
+    assert decompose("Cats and dogs are both examples of what?") == []
