@@ -40,6 +40,7 @@ from resin.agent.planning.descriptions import (
     possessive,
     prep_description,
 )
+from resin.agent.planning.filters import filtered
 from resin.agent.planning.names import (
     DEGENERATE,
     PLACEHOLDER,
@@ -112,6 +113,7 @@ def _first_reading(text: str) -> list[Hop]:
         conjoined,
         both_objects,
         both_subjects,
+        filtered,
     )
     for reader in readers:
         plan = Plan()

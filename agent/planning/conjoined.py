@@ -63,23 +63,36 @@ def _asking(doc: Doc) -> int:
     return at
 
 
-def _hop(phrase: str, predicate: Span, plan: Plan) -> int:
+def fact(phrase: str, predicate: Span, plan: Plan, *, said: str = "") -> int:
     """One fact about the asked thing as its own question; its hop id.
 
-    Its subject is the first proper name the predicate holds: a number or a nationality
-    ("in 1901", "a Danish master") modifies or dates the fact, and names nothing to look up.
+    `said` is the predicate as the hop words it ("is in film X" for the modifier "in film X").
     """
-    text = " ".join(predicate.text.split())
-    words = text.split()
+    return _ask(phrase, " ".join((said or predicate.text).split()), subject_of(predicate), plan)
+
+
+def subject_of(predicate: Span) -> str:
+    """The first proper name a predicate holds, or "".
+
+    A number, a date or a nationality ("in 1901", "a Danish master") modifies or dates the
+    fact, and a capitalized verb or adjective opens a title's words, not a name of its own.
+    """
+    words = predicate.text.split()
     starts = [
-        len(predicate.doc.text[predicate.start_char : t.idx].split())
+        _word_at(predicate.doc.text[predicate.start_char : t.idx])
         for t in predicate
         if is_name_word(t.text)
         and t.tag_ not in ("CD", "JJ")
+        and not t.tag_.startswith("VB")
         and t.ent_type_ not in ("NORP", "DATE", "CARDINAL")
     ]
-    subject = " ".join(words[starts[0] : entity_end(words, starts[0])]) if starts else ""
-    return _ask(phrase, text, subject, plan)
+    return " ".join(words[starts[0] : entity_end(words, starts[0])]) if starts else ""
+
+
+def _word_at(before: str) -> int:
+    """The index of the whitespace word a token opens or sits in ('"Red' for "Red")."""
+    count = len(before.split())
+    return count - 1 if before and not before[-1].isspace() else count
 
 
 def _ask(phrase: str, predicate: str, subject: str, plan: Plan) -> int:
@@ -113,7 +126,7 @@ def conjoined(question: str, plan: Plan) -> bool:
     first, second = doc[start:split], doc[split + 1 : end]
     if not all(any(is_name_word(t.text) for t in p) for p in (first, second)):
         return False
-    deps = [_hop(phrase, first, plan), _hop(phrase, second, plan)]
+    deps = [fact(phrase, first, plan), fact(phrase, second, plan)]
     plan.add(
         question + "?",
         "",
