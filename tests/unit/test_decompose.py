@@ -215,6 +215,11 @@ def test_a_bridge_described_before_the_clause_that_asks():
         "How many feet tall is #1?",
         "number",
     )
+    this = decompose("Tomas Brell married this painter who was born in what city?")
+    assert [h.question for h in this] == [
+        "Who is the painter that Tomas Brell married?",
+        "In what city was #1 born?",
+    ]
     # "X is an area where …" describes X itself: there is no bridge to ask for
     assert decompose("Lindmoor Fen is an area where the heron is seen in what season?") == []
 
