@@ -28,8 +28,9 @@ def filtered(question: str, plan: Plan) -> bool:
 
     The phrase is the question word and a noun run ending in a common noun; the modifier opens
     with a placing preposition or a participle and names a name; the predicate opens with the
-    first finite verb after it ("is also in film Y", "did X inherit"). The modifier is asked with
-    "is", or "was" when the predicate is in the past.
+    first finite verb after it and the adverbs before that verb ("is also in film Y", "also
+    appeared in Y", "did X inherit"). The modifier is asked with "is", or "was" when the
+    predicate is in the past.
     """
     doc = load_pipeline()(question)
     if len(doc) < 5 or doc[0].lower_ not in ("what", "which"):
@@ -43,23 +44,24 @@ def filtered(question: str, plan: Plan) -> bool:
     if not _opens_modifier(doc, at):
         return False
     verb = next((t for t in doc[at + 1 :] if t.tag_ in _FINITE), None)
-    end = len(doc) - 1 if doc[-1].is_punct else len(doc)
+    end = len(doc) - 1 if doc[-1].text in "?.!" else len(doc)
     if verb is None or verb.i >= end - 1:
         return False
-    modifier = doc[at : verb.i]
+    opens = verb.i
+    while opens - 1 > at and doc[opens - 1].tag_ == "RB":
+        opens -= 1
+    modifier = doc[at:opens]
     if any(t.lower_ in _JOINS for t in modifier) or modifier.text.count('"') % 2:
         return False
     if not any(is_name_word(t.text) for t in modifier[1:]):
         return False
-    if doc[at].lower_ in _PLACING and not subject_of(modifier):
+    if doc[at].tag_ == "IN" and not subject_of(modifier):
         return False  # "in 2013", "in the midwest": a setting, not a candidate's place
     phrase = doc[:at].text
     be = "was" if verb.tag_ == "VBD" else "is"
-    predicate = doc[verb.i : end]
-    deps = [
-        fact(phrase, modifier, plan, said=f"{be} {modifier.text}"),
-        fact(phrase, predicate, plan),
-    ]
+    predicate = doc[opens:end]
+    first = fact(phrase, modifier, plan, said=f"{be} {modifier.text}")
+    deps = [first, fact(phrase, predicate, plan)]
     plan.add(
         question + "?",
         "",

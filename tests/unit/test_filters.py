@@ -44,3 +44,10 @@ def test_a_place_or_time_that_names_no_name_sets_the_question_and_selects_nothin
 def test_a_capitalized_title_word_is_no_subject():
     hops = decompose("What novelist born in Orrin wrote Lost in the Orchard?")
     assert hops[0].subject == "Orrin" and hops[1].subject != "Lost"
+
+
+def test_adverbs_before_the_predicate_s_verb_and_a_closing_quote_stay_in_the_predicate():
+    assert questions('Which singer in the band Red Orchard also appeared in "Low Tide"?')[:2] == [
+        "Which singer was in the band Red Orchard?",
+        'Which singer also appeared in "Low Tide"?',
+    ]
