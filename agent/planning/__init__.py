@@ -31,6 +31,7 @@ import re
 from resin.agent.language.relations import AnswerType, question_type
 from resin.agent.planning.bridges import bridge_clause, main_verb
 from resin.agent.planning.comparisons import both, common, compared_options, comparison, same
+from resin.agent.planning.conjoined import both_objects, both_subjects, conjoined
 from resin.agent.planning.declaratives import bridge_prep, front, opens_question
 from resin.agent.planning.descriptions import (
     chain,
@@ -39,6 +40,7 @@ from resin.agent.planning.descriptions import (
     possessive,
     prep_description,
 )
+from resin.agent.planning.filters import filtered
 from resin.agent.planning.names import (
     DEGENERATE,
     PLACEHOLDER,
@@ -100,7 +102,20 @@ def _read(text: str) -> list[Hop]:
 def _first_reading(text: str) -> list[Hop]:
     """The first reading that decomposes the text, within the hop limit."""
     lost = False  # a reading whose hop lost the question's predicate ("When did #1?")
-    for reader in (comparison, same, both, common, chain, bridge_clause, bridge_prep):
+    readers = (
+        comparison,
+        same,
+        both,
+        common,
+        chain,
+        bridge_clause,
+        bridge_prep,
+        conjoined,
+        both_objects,
+        both_subjects,
+        filtered,
+    )
+    for reader in readers:
         plan = Plan()
         if reader(text, plan) and len(plan.hops) <= MAX_PARSED_HOPS:
             if not any(asks_nothing(h.question) for h in plan.hops if not h.compute):

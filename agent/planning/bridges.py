@@ -30,7 +30,7 @@ def bridge_clause(question: str, plan: Plan) -> bool:
     the actress that Candace Flynn was voiced by?" (person), hop 2 "#1 achieved success on what
     show?". A reduced clause gets its verb: "… by an actress born in what year?" → "#1 was born in
     what year?". The clause runs to the question's end and holds its question word; the words
-    before the N name a name.
+    before the N name a name. "this N" points at the N as "the N" does.
     """
     doc = load_pipeline()(question)
     if not len(doc) or doc[0].lower_ in WH_OPENERS | _IN_SITU:
@@ -54,7 +54,8 @@ def bridge_clause(question: str, plan: Plan) -> bool:
         return False
     noun = clause.head
     det = next(
-        (c for c in noun.children if c.dep_ == "det" and c.lower_ in ("a", "an", "the")), None
+        (c for c in noun.children if c.dep_ == "det" and c.lower_ in ("a", "an", "the", "this")),
+        None,
     )
     last = len(doc) - 1 - (doc[-1].is_punct)
     if det is None or clause.left_edge.i != noun.i + 1 or clause.right_edge.i < last:

@@ -251,6 +251,9 @@ def common(question: str, plan: Plan) -> bool:
         return False
     noun, first, second = found.groups()
     kind = relation_type(noun)
-    deps = [int(plan.add(f"Which {noun} is in {o}?", o, noun, kind)[1:]) for o in (first, second)]
+    asked = [
+        plan.add(f"Which {noun} is {o} associated with?", o, noun, kind) for o in (first, second)
+    ]
+    deps = [int(ref[1:]) for ref in asked]
     plan.add(question + "?", "", noun, kind, "common", deps, [first, second])
     return True

@@ -127,7 +127,9 @@ def _move(doc: Doc) -> str | None:
     if any(not _modifies(t, root) for t in after):
         return None  # the parse split the phrase: what follows is not the verb's modifier
     middle = list(doc[subject.end : start])
-    if stranded:
+    # "#1 is the chairman of what?": a bare question word leaves its preposition at the end
+    bare = stranded and stop - start == 1 and not after and doc[start].lower_ in ("what", "whom")
+    if stranded and not bare:
         # "#1 is the capital of what region?" → "What is the region that #1 is the capital of?"
         if after or doc[start].lower_ not in ("what", "which") or stop - start < 2:
             return None

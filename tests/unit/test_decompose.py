@@ -215,6 +215,11 @@ def test_a_bridge_described_before_the_clause_that_asks():
         "How many feet tall is #1?",
         "number",
     )
+    this = decompose("Tomas Brell married this painter who was born in what city?")
+    assert [h.question for h in this] == [
+        "Who is the painter that Tomas Brell married?",
+        "In what city was #1 born?",
+    ]
     # "X is an area where …" describes X itself: there is no bridge to ask for
     assert decompose("Lindmoor Fen is an area where the heron is seen in what season?") == []
 
@@ -292,6 +297,9 @@ def test_fronting_inverts_the_clause_or_strands_a_noun_s_preposition():
     capital = "What is the region that #1 is the capital of?"
     assert front("#1 is the capital of what region?") == capital
     assert front("#1 was built around which drum?") == "What is the drum that #1 was built around?"
+    # a bare question word after a noun's preposition: the preposition ends the question
+    assert front("#1 is currently the chairman of what?") == "What is #1 currently the chairman of?"
+    assert front("#1 became the leader of whom?") == "Whom did #1 become the leader of?"
     # already a question, or a question word inside a clause of its own: nothing to move
     assert front("Where was #1 born?") is None
     assert front("#1 married a singer who won what award?") is None
