@@ -89,6 +89,12 @@ def subject_of(predicate: Span) -> str:
     return " ".join(words[starts[0] : entity_end(words, starts[0])]) if starts else ""
 
 
+def shared(question: str, phrase: str, deps: list[int], parts: list[str], plan: Plan) -> None:
+    """The computed last hop: the answer the facts `deps` (about `parts`) have in common."""
+    kind = plan.hops[0].answer_type
+    plan.add(question + "?", "", main_relation(phrase), kind, "common", deps, parts)
+
+
 def _word_at(before: str) -> int:
     """The index of the whitespace word a token opens or sits in ('"Red' for "Red")."""
     count = len(before.split())
@@ -127,15 +133,7 @@ def conjoined(question: str, plan: Plan) -> bool:
     if not all(any(is_name_word(t.text) for t in p) for p in (first, second)):
         return False
     deps = [fact(phrase, first, plan), fact(phrase, second, plan)]
-    plan.add(
-        question + "?",
-        "",
-        main_relation(phrase),
-        plan.hops[0].answer_type,
-        "common",
-        deps,
-        [first.text, second.text],
-    )
+    shared(question, phrase, deps, [first.text, second.text], plan)
     return True
 
 
@@ -163,15 +161,7 @@ def both_objects(question: str, plan: Plan) -> bool:
     verb = " ".join(words[len(doc[:start].text.split()) : at])
     phrase = doc[:start].text
     deps = [_ask(phrase, f"{verb} {name}", name, plan) for name in (first, second)]
-    plan.add(
-        question + "?",
-        "",
-        main_relation(phrase),
-        plan.hops[0].answer_type,
-        "common",
-        deps,
-        [first, second],
-    )
+    shared(question, phrase, deps, [first, second], plan)
     return True
 
 

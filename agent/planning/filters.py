@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from spacy.tokens import Doc
 
-from resin.agent.planning.conjoined import fact, subject_of
-from resin.agent.planning.names import Plan, is_name_word, main_relation
+from resin.agent.planning.conjoined import fact, shared, subject_of
+from resin.agent.planning.names import Plan, is_name_word
 from resin.indexes.nlp_extraction import load_pipeline
 
 # Prepositions that place or attach a candidate: "the actor in X", "the rapper on X".
@@ -62,15 +62,7 @@ def filtered(question: str, plan: Plan) -> bool:
     predicate = doc[opens:end]
     first = fact(phrase, modifier, plan, said=f"{be} {modifier.text}")
     deps = [first, fact(phrase, predicate, plan)]
-    plan.add(
-        question + "?",
-        "",
-        main_relation(phrase),
-        plan.hops[0].answer_type,
-        "common",
-        deps,
-        [modifier.text, predicate.text],
-    )
+    shared(question, phrase, deps, [modifier.text, predicate.text], plan)
     return True
 
 
