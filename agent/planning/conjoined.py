@@ -22,8 +22,8 @@ _WH = frozenset("what which who whom where when how".split())
 # Verbs that only support another ("did X direct"): the question word is then no subject.
 _SUPPORT = frozenset("do does did".split())
 
-
-_FINITE = frozenset("VBD VBZ VBP MD".split())
+# Tags of a verb with a tense of its own.
+FINITE = frozenset("VBD VBZ VBP MD".split())
 # Words that open a clause inside a predicate: an "and" after one may join the clause's verbs.
 _CLAUSE = frozenset("that who whom whose which where when".split())
 
@@ -34,7 +34,7 @@ def _verb(token: Token, *, finite: bool = False) -> bool:
     `finite`: a verb with a tense of its own; a bare participle after "and" ("and named after")
     joins the participles of a description, not the question's predicates.
     """
-    if token.tag_ in _FINITE or not finite and token.tag_.startswith("VB"):
+    if token.tag_ in FINITE or not finite and token.tag_.startswith("VB"):
         return True
     nxt = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
     return (

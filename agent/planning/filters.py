@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from spacy.tokens import Doc
 
-from resin.agent.planning.conjoined import fact, shared, subject_of
+from resin.agent.planning.conjoined import FINITE, fact, shared, subject_of
 from resin.agent.planning.names import Plan, is_name_word
 from resin.indexes.nlp_extraction import load_pipeline
 
@@ -18,7 +18,6 @@ from resin.indexes.nlp_extraction import load_pipeline
 _PLACING = frozenset("in on at from near".split())
 # Words before the noun of a question phrase: adjectives, nouns and names modifying it.
 _PHRASE_TAGS = frozenset("JJ NN NNS NNP NNPS HYPH CD VBN".split())
-_FINITE = frozenset("VBD VBZ VBP MD".split())
 # Words that open a clause or join phrases: a modifier holding one is no simple selection.
 _JOINS = frozenset("and or , that who whom which whose where when".split())
 
@@ -43,7 +42,7 @@ def filtered(question: str, plan: Plan) -> bool:
         return False
     if not _opens_modifier(doc, at):
         return False
-    verb = next((t for t in doc[at + 1 :] if t.tag_ in _FINITE), None)
+    verb = next((t for t in doc[at + 1 :] if t.tag_ in FINITE), None)
     end = len(doc) - 1 if doc[-1].text in "?.!" else len(doc)
     if verb is None or verb.i >= end - 1:
         return False
