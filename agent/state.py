@@ -29,7 +29,9 @@ PlanSource = Literal["model", "parsed", "structural"]
 # option whose date is earliest or latest, who lived longest, or whose number is the most or the
 # least; say whether all share a value; name what the options have in common; say whether every
 # yes/no hop said yes.
-Compute = Literal["", "earliest", "latest", "longest", "most", "least", "same", "common", "all"]
+Compute = Literal[
+    "", "earliest", "latest", "longest", "most", "least", "same", "common", "all", "chosen"
+]
 # A comparison of two options whose each side takes two hops (the director, then the date),
 # plus the computed comparison: the parsed planner's largest plan.
 MAX_PARSED_HOPS = 2 * MAX_HOPS - 1

@@ -3,9 +3,9 @@
 A computed hop reads the answers of the hops it depends on: the option whose date is earliest
 or latest, the one who lived longest, the one whose number (a count or a measure) is the most or
 the least, whether every option has the same value, what the options have in common, whether
-every yes/no hop said yes. The composed answer is the last hop's, cited with each hop's answer
-sentence in hop order (RESIN's delayed composition: the sentences are the sources' own, the hop
-answers only say which).
+every yes/no hop said yes, the one option a yes/no hop said yes to. The composed answer is the
+last hop's, cited with each hop's answer sentence in hop order (RESIN's delayed composition: the
+sentences are the sources' own, the hop answers only say which).
 """
 
 from __future__ import annotations
@@ -160,6 +160,12 @@ def compute(hop: Hop, results: dict[int, HopResult]) -> tuple[str, str]:
         return (
             "yes" if all(g[-1].answer == "yes" for g in groups if g[-1]) else "no"
         ), "all said yes"
+    if hop.compute == "chosen":
+        said = [g[-1].answer if g[-1] else "" for g in groups]
+        if said.count("yes") != 1:
+            return "", "no one option was said yes to"
+        at = said.index("yes")
+        return _named(hop.options[at], groups[at]), "the option its yes/no hop said yes to"
     if hop.compute == "common":
         lists = [[r.answer, *r.alternatives] if r else [] for r in (g[-1] for g in groups)]
         common = [

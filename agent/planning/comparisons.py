@@ -15,6 +15,7 @@ from resin.agent.planning.descriptions import (
 from resin.agent.planning.names import AUX, PLACEHOLDER, Plan, entity_end, is_name_word
 from resin.agent.planning.quantities import quantity
 from resin.agent.state import Compute
+from resin.indexes.nlp_extraction import load_pipeline
 
 _BORN = re.compile(r"\b(?:born|birth|younger|youngest|older|oldest)\b")
 _DIED = re.compile(r"\b(?:died|die|death)\b")
@@ -63,6 +64,11 @@ _CLAIM = (
     r"((?:[a-z]+ ){0,2}(?:[a-z]+er than|before|after|prior to)|"
     r"(?:[a-z]+ ){0,2}(?:more|fewer|less|[a-z]+er) [a-z]+(?: [a-z]+)? than) (.+)$"
 )
+# The predicate after options set off by commas: a lower-case word that opens no apposition.
+_TOLD_AFTER = re.compile(
+    r"^(.+?), (?!(?:the|a|an|its|his|her|their|this|that|these|those|one|both|each|which|who|"
+    r"whose|and|or|also|respectively)\b)([a-z][\w'-]* .+)$"
+)
 _CLAIMED = re.compile(rf"^((?:is|was|are|were|did|does|do|has|have|had) )(.+?) {_CLAIM}")
 _CLAIM_REST = re.compile(rf"^{_CLAIM}")
 
@@ -93,6 +99,9 @@ def compared_options(question: str) -> tuple[str, list[str]]:
     if ", " in question and " or " in question.split(", ", 1)[1]:
         lead, rest = question.split(", ", 1)
         first, second = rest.split(" or ", 1)
+        told = _TOLD_AFTER.match(second)  # "Which film, A or B, was released first?"
+        if told:
+            second, lead = told.group(1), f"{lead} {told.group(2)}"
         if first.strip() and second.strip():
             return lead.lower(), [first.strip(), second.strip()]
     options = question_options(question)
@@ -116,7 +125,9 @@ def comparison(question: str, plan: Plan) -> bool:
     elif _EARLIEST.search(lead):
         measure = "earliest"
     else:
-        return _by_quantity(question, lead, options, plan)
+        return _by_quantity(question, lead, options, plan) or _by_claim(
+            question, lead, options, plan
+        )
     bridge = _bridge_noun(lead)
     event = _EVENT.search(lead)
     if _DIED.search(lead):
@@ -155,6 +166,47 @@ def _by_quantity(question: str, lead: str, options: list[str], plan: Plan) -> bo
         hop = plan.add(template.format(option), option, asked.relation, "number")
         deps.append(int(hop[1:]))
     plan.add(question + "?", "", asked.relation, "other", asked.compute, deps, options)
+    return True
+
+
+_ASKED_CLAIM = re.compile(
+    r"^(?:which|what|who)(?: of (?:these|those|the|them)(?: two| following)?)?(?: [\w-]+){0,4}? "
+    r"(is|was|are|were|has|have|had) (.+)$"
+)
+# Tags and words that rank the options: a comparison, not a claim one option makes true.
+_RANKED_TAGS = frozenset("JJR RBR JJS RBS".split())
+_RANKED_WORDS = frozenset("more most less least fewer first last".split())
+
+
+def _by_claim(question: str, lead: str, options: list[str], plan: Plan) -> bool:
+    """A choice by a claim: "Which musician, A or B, is a member of Fuel?" asks each option.
+
+    Each option gets a yes/no hop ("Is A a member of Fuel?"); the answer is the one option its
+    hop says yes to. A claim that ranks the options ("is older", "has more members") or denies
+    ("was not animated") is none.
+    """
+    found = _ASKED_CLAIM.match(lead)
+    if not found or not all(_ARTICLE.match(o) or is_name_word(o) for o in options):
+        return False
+    verb, claim = found.groups()
+    written = re.search(re.escape(claim), question, re.I)
+    if written is None:
+        return False
+    claim = written.group(0).strip()
+    doc = load_pipeline()(claim)
+    if any(t.tag_ in _RANKED_TAGS or t.lower_ in _RANKED_WORDS or t.dep_ == "neg" for t in doc):
+        return False
+    if verb in ("is", "was", "are", "were"):
+        ask = "Is" if verb in ("is", "are") else "Was"
+    elif doc[0].tag_ == "VBN":  # "has been making music": the perfect keeps its auxiliary
+        ask = "Has" if verb in ("has", "have") else "Had"
+    else:
+        ask, claim = ("Does" if verb in ("has", "have") else "Did"), f"have {claim}"
+    deps = []
+    for option in options:
+        ref = _option_ref(option, plan)
+        deps.append(int(plan.add(f"{ask} {ref} {claim}?", ref, claim, "other")[1:]))
+    plan.add(question + "?", "", claim, "other", "chosen", deps, options)
     return True
 
 

@@ -41,17 +41,19 @@ def judge(
     claim does not hold turns its "yes" into "no". With a subject, the sentences of its own page
     decide where there are any, else those that name it: "Is Neil Jordan American?" is not said
     by another page's "an American film directed by Neil Jordan"; his own page not writing it
-    is a "no" it cites.
+    is a "no" it cites. Where no sentence names the subject, the deciding one must write its name
+    too: "The silverfin is a kind of mountain char." says nothing of the salmon.
     """
-    words = stems(claim) - (stems(subject) if subject else set())
+    about = _about(sentences, subject)
+    exempt = stems(subject) if about else set()
+    words = stems(claim) - exempt
     if not words or not sentences:
         return "no", None
-    about = _about(sentences, subject)
     best = max(about or sentences, key=lambda item: len(words & stems(item[1].text)))
     coverage = len(words & stems(best[1].text)) / len(words)
     if coverage < COVERAGE:
         return "no", best if coverage or about else None
-    if _named(claim) - _CLASSIFIERS - stems(subject) - stems(best[1].text):
+    if _named(claim) - _CLASSIFIERS - exempt - stems(best[1].text):
         return "no", best
     negated = bool(_NEGATION.search(best[1].text)) and not _NEGATION.search(claim)
     return ("no" if negated else "yes"), best

@@ -16,7 +16,11 @@ def test_comparison_gives_a_date_hop_per_option_and_a_computed_step():
 @pytest.mark.parametrize(
     ("question", "first", "compute"),
     [
-        ("Is the Orrin Dam older than the Brannock Mill?", "When did the Orrin Dam begin?", "earliest"),
+        (
+            "Is the Orrin Dam older than the Brannock Mill?",
+            "When did the Orrin Dam begin?",
+            "earliest",
+        ),
         ("Was Osric Vane born before Ilsa Moran?", "When was Osric Vane born?", "earliest"),
         ("Did Heat come out after The Ladder?", "When did Heat come out?", "latest"),
     ],
@@ -138,3 +142,49 @@ def test_same_country_both_and_in_common():
 )
 def test_options_hold_commas_and_sit_anywhere(question, options):
     assert compared_options(question.rstrip("?"))[1] == options
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        (
+            "Which musician, Orla Venn or Tam Reed, is a member of the band Fuel?",
+            "Is Orla Venn a member of the band Fuel?",
+        ),
+        ("Who was a civil engineer, Hessa Varn or Oren Thale?", "Was Hessa Varn a civil engineer?"),
+        (
+            "Which of these universities, Orrin College or Brannock University, have a campus abroad?",
+            "Does Orrin College have a campus abroad?",
+        ),
+        (
+            "Which fish, the silverfin or the salmon, is a kind of mountain char?",
+            "Is the silverfin a kind of mountain char?",
+        ),
+    ],
+)
+def test_a_choice_by_a_claim_asks_each_option_yes_or_no(question, first):
+    hops = decompose(question)
+    assert [h.question for h in hops[:1]] == [first] and len(hops) == 3
+    assert hops[2].compute == "chosen" and hops[2].depends_on == [1, 2]
+    assert hops[1].question.replace(hops[1].subject, hops[0].subject) == first
+
+
+def test_a_predicate_after_the_options_is_the_comparisons_lead():
+    hops = decompose("Which board game, Attack! or Can't Stop, was published first?")
+    assert [h.question for h in hops[:2]] == [
+        "When was Attack! published?",
+        "When was Can't Stop published?",
+    ]
+    assert hops[2].compute == "earliest"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which film was not an animated film, Orla Venn or Tam Reed?",  # a denial
+        "Which band was formed in a country closer to England, Orla Venn or Tam Reed?",  # ranks
+        "What label was responsible for who sang or played Delta Hardware?",  # no options
+    ],
+)
+def test_a_claim_that_denies_or_ranks_is_no_choice(question):
+    assert all(h.compute != "chosen" for h in decompose(question))

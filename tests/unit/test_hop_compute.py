@@ -59,3 +59,19 @@ def test_asked_as_yes_or_no_the_number_comparison_says_whether_the_claim_holds()
     assert compute(step, _answers("1.91 m", "1.80 m"))[0] == "yes"
     assert compute(step, _answers("5 ft 9 in", "1.80 m"))[0] == "no"
     assert compute(step, _answers("", "1.80 m"))[0] == ""
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "winner"),
+    [
+        ("yes", "no", "Orla Venn"),
+        ("no", "yes", "Tam Reed"),
+        ("yes", "", "Orla Venn"),
+        ("yes", "yes", ""),
+        ("no", "no", ""),
+        ("", "", ""),
+    ],
+)
+def test_a_choice_is_the_one_option_its_yes_or_no_hop_says_yes_to(first, second, winner):
+    step = _step("Which singer, Orla Venn or Tam Reed, is a member of Fuel?", "chosen")
+    assert compute(step, _answers(first, second))[0] == winner

@@ -54,8 +54,22 @@ def sentences(out: dict) -> list[str]:
         ),
         # the sentence writes the claim's frame but another kind: it says what it is instead
         ("Is the silverfin a kind of salmon?", "no", "The silverfin is a kind of mountain char."),
-        ("Is the silverfin a kind of mountain char?", "yes", "The silverfin is a kind of mountain char."),
-        ("Was the Orrin Dam designed by Oren Thale?", "no", "The Orrin Dam was designed by Hessa Varn."),
+        (
+            "Is the silverfin a kind of mountain char?",
+            "yes",
+            "The silverfin is a kind of mountain char.",
+        ),
+        (
+            "Was the Orrin Dam designed by Oren Thale?",
+            "no",
+            "The Orrin Dam was designed by Hessa Varn.",
+        ),
+        # no sentence names the salmon: the one about the silverfin does not say it of the salmon
+        (
+            "Is the salmon a kind of mountain char?",
+            "no",
+            "The silverfin is a kind of mountain char.",
+        ),
     ],
 )
 def test_yes_or_no_is_the_polarity_of_the_sentence_that_writes_the_claim(
@@ -162,3 +176,17 @@ def test_every_demo_question_gets_its_expected_answer_cited(sample, item):
     out = ask(sample, item["question"])
     assert any(normalize(a) in normalize(out["answer"]) for a in item["answers"]), out["answer"]
     assert out["sources"] and out["citations"]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Who was born in Lindmoor, Hessa Varn or Oren Thale?", "Oren Thale"),
+        ("Which fish, the salmon or the silverfin, is a kind of mountain char?", "silverfin"),
+    ],
+)
+def test_a_choice_by_a_claim_is_the_option_its_sentence_says_it_of(sample, question, answer):
+    out = ask(sample, question)
+    assert normalize(out["answer"]).removeprefix("the ") == normalize(answer)
+    assert out["plan"][-1].compute == "chosen"
+    assert out["sources"]
