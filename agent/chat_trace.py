@@ -103,7 +103,7 @@ def planned(
             "question": question,
             "asked": asked,
             "plan": {"source": source, "reason": reason},
-            "notes": notes,
+            "notes": list(notes),
             "chain": [],
             "sources": [],
             "answer": "",
