@@ -74,14 +74,19 @@ def chain_links(chain: Chain | None) -> list[dict[str, str]]:
     ]
 
 
-def push(answer_id: str, props: Mapping[str, Any]) -> None:
-    """Merge `props` into this run's trace, shown with the answer message `answer_id`."""
+def push(answer_id: str, props: Mapping[str, Any], keep: bool = True) -> None:
+    """Merge `props` into this run's trace, shown with the answer message `answer_id`.
+
+    Without `keep` the props go to the stream only, not to the state: a node writes its trace
+    to the state once, or the node's entry in the `updates` stream becomes a list of writes.
+    """
     push_ui_message(
         COMPONENT,
         dict(props),
         id=f"trace-{answer_id}",
         message=AIMessage(content="", id=answer_id),
         merge=True,
+        state_key="ui" if keep else None,
     )
 
 
@@ -113,8 +118,8 @@ def planned(
 
 
 def reading(answer_id: str, hop: Hop) -> None:
-    """A hop has started."""
-    push(answer_id, {hop_key(hop.id): hop_entry(hop, "reading")})
+    """A hop has started (shown live; the state keeps its result)."""
+    push(answer_id, {hop_key(hop.id): hop_entry(hop, "reading")}, keep=False)
 
 
 def resolved(answer_id: str, update: Mapping[str, Any], structural: bool) -> None:
@@ -131,8 +136,11 @@ def resolved(answer_id: str, update: Mapping[str, Any], structural: bool) -> Non
 
 
 def composing(answer_id: str, chain: Chain | None) -> None:
-    """Every hop is resolved; the answer is being drawn from the passages along `chain`."""
-    push(answer_id, {"stage": "composing", "chain": chain_links(chain)})
+    """Every hop is resolved; the answer is being drawn from the passages along `chain`.
+
+    Shown live; `answered` keeps the chain in the state with everything else.
+    """
+    push(answer_id, {"stage": "composing", "chain": chain_links(chain)}, keep=False)
 
 
 def final_hops(
@@ -159,16 +167,18 @@ def answered(
     plan: Iterable[Hop],
     results: Mapping[int, HopResult],
     structural: bool,
+    chain: Chain | None,
     notes: list[str],
     base_url: str,
 ) -> None:
-    """The last push: every hop's final state, the sources with their links, all notes."""
+    """The last push: every hop's final state, the chain, the sources with their links, notes."""
     hops, missed = final_hops(plan, results, structural)
     push(
         answer_id,
         {
             **hops,
             "stage": "done",
+            "chain": chain_links(chain),
             "answer": answer.text,
             "found": answer.found,
             "notes": [*notes, *missed],

@@ -137,7 +137,8 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     writer = get_stream_writer()
     writer({"event": "composing", "evidence": len(evidence)})
     # the chat shows the chain the answer follows: the causal story, else the best chain found
-    chat_trace.composing(answer_id, next(iter(told or found), None))
+    shown = next(iter(told or found), None)
+    chat_trace.composing(answer_id, shown)
     held = index.passages(list(dict.fromkeys(e.passage_id for e in evidence)))
     passages = select_passages(evidence, held, ctx.evidence_budget)
     unit_ids = [e.id for e in evidence if e.route in ("units", "chain")]
@@ -198,6 +199,7 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         plan=state.get("plan") or [],
         results=results,
         structural=source == "structural",
+        chain=shown,
         notes=[*(state.get("notes") or []), *answer.notes],
         base_url=ctx.public_url,
     )
