@@ -3,8 +3,8 @@
 A run pushes one generative-UI message (`langgraph.graph.ui.push_ui_message`), tied to its
 answer message and updated in place (`merge=True`) as the run goes: the plan with every hop
 pending, each hop reading and then resolved, the chain while composing, then the sources and
-notes. agent-chat-ui and Studio render it with `ui/trace.tsx`; a client that ignores UI messages
-still gets the answer as a message, and a custom stream event per step as before.
+notes. agent-chat-ui renders it with `ui/trace.tsx`; a client that ignores UI messages still gets
+the answer as a message, and a custom stream event per step as before.
 
 Props merge shallowly, key by key: each hop has a key of its own (`hop_1`, `hop_2`, …), so two
 hops resolving in parallel never overwrite each other's entry.
@@ -29,7 +29,6 @@ COMPONENT = "resin_trace"
 SOURCES_PATH = "/sources"
 
 HopStatus = Literal["pending", "reading", "answered", "resolved", "not_found", "skipped"]
-Stage = Literal["reading", "composing", "done"]
 
 
 def hop_key(hop_id: int) -> str:

@@ -1,5 +1,5 @@
 /**
- * resin's live trace, rendered by agent-chat-ui and LangGraph Studio inside the answer message.
+ * resin's live trace, rendered by agent-chat-ui inside the answer message.
  *
  * The graph pushes one UI message per run (`resin.agent.chat_trace`) and merges new props into
  * it as the run goes: the plan with every hop pending, each hop reading and then resolved, the
