@@ -20,8 +20,8 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $@
 
-# The chat's trace component (ui/trace.tsx): the bundler langgraph-api uses and the TypeScript
-# checker, pinned in package-lock.json, for the test that builds it (npm, Node.js 18.19+).
+# The chat's trace component (ui/trace.tsx): the bundler langgraph-api uses, TypeScript and React,
+# pinned in package-lock.json, for the tests that build, check and render it (npm, Node.js 18.19+).
 node_modules/.installed: package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
