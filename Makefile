@@ -20,6 +20,12 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $@
 
+# The chat's trace component (ui/trace.tsx): the bundler langgraph-api uses, TypeScript and React,
+# pinned in package-lock.json, for the tests that build, check and render it (npm, Node.js 18.19+).
+node_modules/.installed: package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
 demo: setup
 	$(BIN)/resin demo
 
@@ -29,5 +35,5 @@ lint: setup
 	$(BIN)/langgraph validate
 
 # Two workers, each test file on one of them (a file's module-scoped servers are started once).
-test: lint
+test: lint node_modules/.installed
 	$(BIN)/pytest -q -ra -n 2 --dist loadfile

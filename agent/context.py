@@ -9,6 +9,7 @@ sets, e.g. in the `.env` that langgraph.json names), else from its default:
     RESIN_EMBEDDER        embedder
     RESIN_CHROMA_HOST, RESIN_CHROMA_PORT                     chroma_host, chroma_port
     RESIN_DATABASE_URL    database (catalog, graph and manifest in PostgreSQL)
+    RESIN_PUBLIC_URL      public_url (else LANGGRAPH_API_URL, which `langgraph dev` sets)
 """
 
 from __future__ import annotations
@@ -83,6 +84,13 @@ class Context:
         metadata={
             "description": "postgresql:// URL of an index shared by several machines (catalog, "
             "graph, manifest; vectors on chroma_host); empty uses SQLite and JSON in index_path."
+        },
+    )
+    public_url: str = field(
+        default_factory=_env("RESIN_PUBLIC_URL", "LANGGRAPH_API_URL", default=""),
+        metadata={
+            "description": "The server's URL as a browser reaches it: the chat's source links "
+            "start with it; empty: links are relative to the server."
         },
     )
     k_per_hop: int = field(

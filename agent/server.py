@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from resin import __version__
+from resin.agent import chat_routes
 from resin.agent.brief import DESCRIPTION, brief
 
 GRAPH = "resin"
@@ -153,4 +154,5 @@ async def mcp(request: Request) -> Response:
 
 
 # GET and DELETE are routed here too: the server's catch-all mount would answer them 404.
-app = Starlette(routes=[Route("/mcp", mcp, methods=["GET", "POST", "DELETE"])])
+# The chat's routes (cited passages, the trace component's assets) sit beside it.
+app = Starlette(routes=[Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]), *chat_routes.routes])

@@ -10,6 +10,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.graph.message import add_messages
+from langgraph.graph.ui import AnyUIMessage, ui_message_reducer
 from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import TypedDict
 
@@ -182,7 +183,8 @@ class OutputState(TypedDict, total=False):
     message in `messages` adds the supporting sentences and a Sources list. `notes` says what was
     skipped, cut, rewritten or fallen back on in this run; `plan_source` whether the plan
     model's plan was used and `plan_reason` which planner ran and why. `results` holds each
-    hop's own answer (or why it has none), by hop id.
+    hop's own answer (or why it has none), by hop id. `ui` holds each run's live trace for chat
+    clients (`resin.agent.chat_trace`): one generative-UI message per answer, kept with it.
     """
 
     question: str
@@ -199,10 +201,15 @@ class OutputState(TypedDict, total=False):
     chains: list[Chain]
     usage: list[dict[str, int | str]]
     messages: Annotated[list[AnyMessage], add_messages]
+    ui: Annotated[list[AnyUIMessage], ui_message_reducer]
 
 
 class State(InputState, OutputState, total=False):
-    """Everything the graph carries between nodes; `read` is the question as `rewrite` read it."""
+    """Everything the graph carries between nodes; `read` is the question as `rewrite` read it.
+
+    `answer_id` is the id of this run's answer message, fixed by `plan`: the chat shows the
+    message (empty until `compose` fills it) and its trace from the plan on.
+    """
 
     read: Annotated[Question, JsonAggregate(Question, lambda _, new: new)]
     plan: Annotated[list[Hop], JsonAggregate(list[Hop], extend_plan)]
@@ -210,6 +217,7 @@ class State(InputState, OutputState, total=False):
     evidence: Annotated[list[Evidence], JsonAggregate(list[Evidence], merge_evidence)]
     chains: Annotated[list[Chain], JsonAggregate(list[Chain], merge_chains)]
     input_problem: str
+    answer_id: str
     usage: Annotated[list[dict[str, int | str]], lambda a, b: a + b]
 
 
@@ -222,6 +230,7 @@ class HopTask(TypedDict):
     results: dict[int, HopResult]
     evidence_ids: list[str]
     has_dependents: bool
+    answer_id: str
 
 
 def checkpoint_serializer() -> JsonPlusSerializer:

@@ -7,10 +7,11 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import BaseMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
+from resin.agent import chat_trace
 from resin.agent.answering.answer import NOT_FOUND, Answer, answer_from_passages, resolve_mode
 from resin.agent.answering.candidates import AnswerEvidence
 from resin.agent.answering.hop_compute import answer_from_hops
@@ -122,23 +123,28 @@ def call_figures(reply: BaseMessage | None) -> dict[str, Any]:
 
 def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Answer once every hop is resolved, from source passages only; never from hop answers."""
+    answer_id = state["answer_id"]
     problem = state.get("input_problem")
     if problem:  # nothing to search for: say why, in the chat
-        return {"answer": "", "citations": [], "sources": [], "messages": [AIMessage(problem)]}
+        message = chat_trace.stream_answer(answer_id, problem)
+        return {"answer": "", "citations": [], "sources": [], "messages": [message]}
     started = time.perf_counter()
     ctx = context_of(runtime.context)
     index = get_index(ctx)
     evidence = state.get("evidence") or []
+    found = state.get("chains") or []
+    told = [c for c in found if c.about and c.links]  # causal chains, best first
     writer = get_stream_writer()
     writer({"event": "composing", "evidence": len(evidence)})
+    # the chat shows the chain the answer follows: the causal story, else the best chain found
+    shown = next(iter(told or found), None)
+    chat_trace.composing(answer_id, shown)
     held = index.passages(list(dict.fromkeys(e.passage_id for e in evidence)))
     passages = select_passages(evidence, held, ctx.evidence_budget)
     unit_ids = [e.id for e in evidence if e.route in ("units", "chain")]
     units = units_by_id(index, unit_ids)
     names = [n for u in units for n in (u.subject, u.object) if n]
-    found = state.get("chains") or []
     chains = "\n".join(c.text for c in found[: ctx.top_chains])
-    told = [c for c in found if c.about and c.links]  # causal chains, best first
     effects = [c.links[-1].tail for c in told]
     # a "why" question's chains end at the effect it asks about: its answer is a cause
     causes = [c.links[-1].head for c in told] if state["read"].why else []
@@ -187,13 +193,23 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             **call_figures(answer.reply),
         }
     )
+    chat_trace.answered(
+        answer_id,
+        answer,
+        plan=state.get("plan") or [],
+        results=results,
+        structural=source == "structural",
+        chain=shown,
+        notes=[*(state.get("notes") or []), *answer.notes],
+        base_url=ctx.public_url,
+    )
     update: dict[str, Any] = {
         "answer": answer.text,
         "citations": answer.citations,
         "sources": answer.sources,
         "notes": answer.notes,
         # Text only: tool calls a model was talked into must never reach a parent graph's tools.
-        "messages": [AIMessage(answer.message())],
+        "messages": [chat_trace.stream_answer(answer_id, answer.message())],
     }
     if answer.reply is not None:
         update["usage"] = [usage_row("compose", answer.reply)]

@@ -39,6 +39,7 @@ def route_hops(state: State) -> list[Send] | Literal["compose"]:
                 "results": results,
                 "evidence_ids": evidence_ids,
                 "has_dependents": hop.id in needed,
+                "answer_id": state.get("answer_id", ""),
             },
         )
         for hop in ready

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 from typing import Any
+from uuid import uuid4
 
 import networkx as nx
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -12,6 +13,7 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
+from resin.agent import chat_trace
 from resin.agent.context import Context
 from resin.agent.language.forms import MAX_QUESTION_CHARS
 from resin.agent.llm import ModelSpec, make_chat_model
@@ -163,12 +165,15 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     if asked and asked != question:
         notes.append(f"read the follow-up {asked!r} as {question!r}")
     writer = get_stream_writer()
+    answer_id = str(uuid4())
     fresh = {  # each run starts a fresh buffer: a thread's earlier turns must not leak into it
         "question": question,
         "results": Overwrite({}),
         "evidence": Overwrite([]),
         "chains": Overwrite([]),
         "notes": Overwrite(notes),
+        "answer_id": answer_id,
+        "messages": [chat_trace.placeholder(answer_id)],
     }
     problem = input_problem(question, skipped)
     if problem:
@@ -221,6 +226,15 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "reason": reason,
             "seconds": round(time.perf_counter() - started, 3),
         }
+    )
+    chat_trace.planned(
+        answer_id,
+        question=question,
+        asked=asked,
+        hops=hops,
+        source=source,
+        reason=reason,
+        notes=notes,
     )
     return {
         **fresh,

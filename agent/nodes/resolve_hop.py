@@ -10,6 +10,7 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
+from resin.agent import chat_trace
 from resin.agent.answering.hop_compute import compute
 from resin.agent.context import Context
 from resin.agent.language.forms import causal_parts, defined_subject, why_clause
@@ -267,7 +268,7 @@ def _report(hop: Hop, status: str, query: str, started: float, **figures: Any) -
 
 
 def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Resolve one hop; record it unresolved if nothing fits.
+    """Resolve one hop; record it unresolved if nothing fits. The chat's trace shows both ends.
 
     A computed hop combines its dependencies' answers; a hop of a parsed or model plan asks its
     own question and gets an answer of its own (`resin.agent.reading.typed_hop`); a structural hop gathers
@@ -276,10 +277,20 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     started = time.perf_counter()
     ctx = context_of(runtime.context)
     hop = task["hop"]
+    structural = task["plan_source"] == "structural"
+    chat_trace.reading(task["answer_id"], hop)
     if hop.compute:
-        return _computed(hop, task, started)
-    if task["plan_source"] != "structural":
-        return _typed(hop, task, ctx, started)
+        update = _computed(hop, task, started)
+    elif not structural:
+        update = _typed(hop, task, ctx, started)
+    else:
+        update = _structural(hop, task, ctx, started)
+    chat_trace.resolved(task["answer_id"], update, structural)
+    return update
+
+
+def _structural(hop: Hop, task: HopTask, ctx: Context, started: float) -> dict[str, Any]:
+    """A hop of a structural plan: evidence for the composer, and bridge hops after hop 1."""
     index = get_index(ctx)
     query = hop.question  # a structural hop names its entity: no placeholders
     usage: list[dict[str, Any]] = []

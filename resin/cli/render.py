@@ -77,8 +77,8 @@ def stream_answer(
             chunk, meta = payload
             if meta.get("langgraph_node") == "compose" and chunk.content:
                 print(chunk.content, end="", file=out, flush=True)
-        elif mode == "custom":
-            event = payload.get("event")
+        elif mode == "custom" and "event" in payload:  # not the chat's UI messages
+            event = payload["event"]
             # a structural plan grows while it runs: the count said is the count so far
             hops = len(payload["hops"]) if event == "plan" else hops + payload.get("added", 0)
             if event == "warning":

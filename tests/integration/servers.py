@@ -19,27 +19,38 @@ __all__ = ["ROOT", "dev_server", "tail"]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def fake_config(folder: Path) -> Path:
-    """This checkout's langgraph.json, serving the graph with ``fake`` registered, in `folder`."""
+def fake_config(folder: Path, ui: bool) -> Path:
+    """This checkout's langgraph.json, serving the graph with ``fake`` registered, in `folder`.
+
+    Without `ui` the chat component is left out: its bundler (`npx @langchain/langgraph-ui`,
+    fetched from npm) matters only to the tests of the component, which start in the root.
+    """
     config = json.loads((ROOT / "langgraph.json").read_text())
     config["dependencies"] = [str(ROOT)]
     config["graphs"] = {"resin": f"{Path(__file__).with_name('fake_graph.py')}:graph"}
     config["env"] = str(ROOT / config["env"])
+    if not ui:
+        del config["ui"]
     path = folder / "langgraph.json"
     path.write_text(json.dumps(config))
     return path
 
 
 @contextmanager
-def dev_server(log_path: Path, cwd: Path, env: dict[str, str] | None = None) -> Iterator[Any]:
-    """`langgraph dev` for this checkout on a free loopback port, started in `cwd` with `env`."""
+def dev_server(
+    log_path: Path, cwd: Path, env: dict[str, str] | None = None, ui: bool = False
+) -> Iterator[Any]:
+    """`langgraph dev` for this checkout on a free loopback port, started in `cwd` with `env`.
+
+    `ui` bundles the chat component, whose path langgraph.json gives from `cwd` (the root).
+    """
     port = free_port()
     langgraph = str(Path(sys.executable).with_name("langgraph"))
     cmd = [
         langgraph,
         "dev",
         "--config",
-        str(fake_config(log_path.parent)),
+        str(fake_config(log_path.parent, ui)),
         "--no-browser",
         # Other files may change while the tests run: a hot reload would drop the run.
         "--no-reload",

@@ -13,7 +13,7 @@ def test_the_embedded_model_reads_a_follow_up_with_the_previous_turn(sample_inde
     (first, _), (second, events) = two_turns(sample_index, make_chat_model("embedded"))
     assert first["question"] == FIRST == first["asked"]
     answer = first["answer"]
-    plan = next(e for e in events if e["event"] == "plan")
+    plan = next(e for e in events if e.get("event") == "plan")
     assert plan["question"] == second["question"]
     if answer == "Hessa Varn":  # the designer: "she" is her
         assert second["question"] == "Where was Hessa Varn born?"

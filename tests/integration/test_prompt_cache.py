@@ -85,7 +85,7 @@ def test_the_answer_event_reports_llama_cpp_time_and_the_prompt_read_from_the_ca
     answers = []
     for question in ("Who designed the Orrin Dam?", "Which river flows past Lindmoor?"):
         parts = graph.stream({"question": question}, context=ctx, stream_mode=["custom"])
-        answers += [p for _, p in parts if p["event"] == "answer"]
+        answers += [p for _, p in parts if p.get("event") == "answer"]
     first, second = answers
     assert 0 < first["model_seconds"] <= first["seconds"]
     assert second["cached_tokens"] >= system_tokens(fresh(4096))  # the shared system prompt

@@ -61,7 +61,7 @@ def check_turn(seen: dict, question: str) -> tuple[str, set[str], list[str]]:
         assert namespace and namespace[0].split(":")[0] == "resin", namespace
         assert node == "compose"
 
-    kinds = [e.get("event") for e in seen["custom"]]
+    kinds = [e["event"] for e in seen["custom"] if "event" in e]  # not the chat's UI messages
     assert kinds[0] == "plan" and "hop" in kinds and kinds[-2:] == ["composing", "answer"], kinds
     # The question is the parent's last human message, not an earlier turn's.
     assert seen["custom"][0]["hops"][0]["question"] == question

@@ -66,7 +66,7 @@ def test_a_failing_plan_model_is_reported_in_the_output_and_the_stream(sample_in
     for mode, payload in graph.stream(
         {"question": "Who designed the Orrin Dam?"}, context=ctx, stream_mode=["custom", "values"]
     ):
-        if mode == "custom" and payload["event"] == "warning":
+        if mode == "custom" and payload.get("event") == "warning":
             warnings.append(payload["message"])
         elif mode == "values":
             final = payload

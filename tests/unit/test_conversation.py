@@ -47,7 +47,7 @@ def test_a_follow_up_is_made_standalone_from_the_previous_turn(sample_index):
     # the follow-up is searched as a standalone question, shown in the plan event and the trace
     assert second["question"] == "Where was Hessa Varn born?"
     assert second["asked"] == FOLLOW_UP
-    plan = next(e for e in events if e["event"] == "plan")
+    plan = next(e for e in events if e.get("event") == "plan")
     assert plan["question"] == "Where was Hessa Varn born?" and plan["asked"] == FOLLOW_UP
     assert second["plan"][0].question == "Where was Hessa Varn born?"
     assert any("Where was Hessa Varn born?" in note for note in second["notes"])
