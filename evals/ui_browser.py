@@ -1,0 +1,257 @@
+"""Chromium, driven by Playwright, asking resin a question through agent-chat-ui.
+
+Only `resin.evals.ui_check` imports this module, after it has found Playwright: nothing in the
+package needs Playwright to import. The `resin_trace` component is rendered by agent-chat-ui
+inside a shadow root, so the page is read with a script that walks shadow roots (Playwright's
+own CSS locators pierce them too).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from resin.agent.brief import Brief
+
+# The statuses a hop can have (`resin.agent.brief`).
+HOP_STATUSES = {"resolved", "unresolved", "not run"}
+POLL_SECONDS = 0.1
+
+# Everything the checks read from the page, in one call: the last answer's text (agent-chat-ui's
+# AssistantMessage is `div.group.mr-auto`, its markdown `div.py-1`), whether the run is still
+# going (a Cancel button), and the last `resin-trace` with its hops, chains, notes and sources.
+_SNAPSHOT_JS = """
+() => {
+  const deep = (root, sel) => {
+    const out = [...root.querySelectorAll(sel)];
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) out.push(...deep(el.shadowRoot, sel));
+    return out;
+  };
+  const flat = (el) => (el.textContent || '').replace(/\\s+/g, ' ').trim();
+  const answers = document.querySelectorAll('div.group.mr-auto');
+  const last = answers[answers.length - 1];
+  const md = last ? last.querySelector('.py-1') : null;
+  const traces = deep(document, '[data-testid="resin-trace"]');
+  const trace = traces[traces.length - 1];
+  const inTrace = (sel) => trace ? [...trace.querySelectorAll(sel)] : [];
+  return {
+    text: md ? md.innerText.trim() : '',
+    loading: [...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Cancel'),
+    traces: traces.length,
+    hops: inTrace('[data-testid="resin-hop"]')
+      .map(e => ({status: e.getAttribute('data-status'), text: flat(e)})),
+    chains: inTrace('[data-testid="resin-chain"]').length,
+    notes: inTrace('[data-testid="resin-note"]').map(flat),
+    sources: inTrace('[data-testid="resin-source"]').map(e => {
+      const a = e.matches('a[href]') ? e : e.querySelector('a[href]');
+      return {text: flat(e), href: a ? a.href : null};
+    }),
+  };
+}
+"""
+
+
+@dataclass
+class Check:
+    """One pass/fail line of the report."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class Expected:
+    """What the plain client's run of the same question says the page should show."""
+
+    question: str
+    brief: Brief
+    chains: int
+    answers: list[str]
+    server_url: str
+
+
+@dataclass
+class BrowserRun:
+    """Seconds from pressing Enter to each sight, the checks, the screenshots, console errors."""
+
+    timings: dict[str, float | None] = field(default_factory=dict)
+    progress: list[str] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    screenshots: list[Path] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+
+
+def flat(text: str) -> str:
+    """`text` with runs of whitespace made one space, for comparisons with the page's text."""
+    return " ".join(text.split())
+
+
+def ask_in_chat_ui(
+    browser: Any, page_url: str, expected: Expected, shots: Path, tag: str, timeout: float
+) -> BrowserRun:
+    """Type `expected.question` into a fresh agent-chat-ui page, watch the run, check the page."""
+    run = BrowserRun()
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.on("console", lambda m: run.console.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: run.console.append(str(e)))
+    page.goto(page_url)
+    box = page.get_by_placeholder("Type your message...")
+    box.wait_for(timeout=60_000)
+    box.fill(expected.question)
+    start = time.monotonic()
+    box.press("Enter")
+    snap = _watch(page, run, start, timeout, shots / f"{tag}-first-hop.png")
+    run.screenshots.append(_shoot(page, shots / f"{tag}-answer.png"))
+    run.checks += _answer_checks(snap, run.timings, expected)
+    run.checks += _trace_checks(snap, expected)
+    if snap["sources"]:
+        run.checks.append(_passage_check(browser, snap["sources"][0], expected, shots, tag, run))
+    page.close()
+    return run
+
+
+def _watch(page: Any, run: BrowserRun, start: float, timeout: float, hop_shot: Path) -> Any:
+    """Poll the page until the run ends or `timeout` passes; note when hops and text appear."""
+    seen: dict[str, float | None] = dict.fromkeys(
+        ("first hop shown", "first answer text", "run finished")
+    )
+    last_progress = None
+    snap = page.evaluate(_SNAPSHOT_JS)
+    while time.monotonic() - start < timeout:
+        snap = page.evaluate(_SNAPSHOT_JS)
+        now = round(time.monotonic() - start, 2)
+        if snap["hops"] and seen["first hop shown"] is None:
+            seen["first hop shown"] = now
+            run.screenshots.append(_shoot(page, hop_shot))
+        if snap["text"] and seen["first answer text"] is None:
+            seen["first answer text"] = now
+        progress = "; ".join(f"hop {i + 1} {h['status']}" for i, h in enumerate(snap["hops"]))
+        if progress and progress != last_progress:
+            run.progress.append(f"{now:.2f}s: {progress}")
+            last_progress = progress
+        if snap["text"] and not snap["loading"]:
+            seen["run finished"] = now
+            break
+        time.sleep(POLL_SECONDS)
+    run.timings.update(seen)
+    return snap
+
+
+def _shoot(page: Any, path: Path) -> Path:
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def _answer_checks(snap: Any, timings: dict[str, float | None], expected: Expected) -> list[Check]:
+    finished = timings.get("run finished") is not None
+    text = flat(snap["text"])
+    answer = expected.brief["answer"]
+    right = any(a.lower() in text.lower() for a in expected.answers)
+    return [
+        Check(
+            "run finished in the page", finished, "Send button back" if finished else "timed out"
+        ),
+        Check(
+            "answer shown in the chat",
+            bool(answer) and answer in text,
+            f"page: {text[:80]!r}; server: {answer!r}",
+        ),
+        Check("answer is a sample answer", right, f"expected one of {expected.answers}"),
+    ]
+
+
+def _trace_checks(snap: Any, expected: Expected) -> list[Check]:
+    """The `resin_trace` contract: one trace, hops with statuses and texts, chains, notes, sources."""
+    brief = expected.brief
+    if not snap["traces"]:
+        return [
+            Check(
+                "trace shown", False, "no resin-trace element: the checks of its parts did not run"
+            )
+        ]
+    checks = [Check("trace shown", True, f"{snap['traces']} resin-trace element(s)")]
+    hops = snap["hops"]
+    checks.append(
+        Check(
+            "one resin-hop per hop",
+            len(hops) == len(brief["hops"]),
+            f"page {len(hops)}, plan {len(brief['hops'])}",
+        )
+    )
+    pairs = list(zip(hops, brief["hops"], strict=False))
+    bad_status = [
+        f"hop {want['id']}: {got['status']!r} (server {want['status']!r})"
+        for got, want in pairs
+        if got["status"] not in HOP_STATUSES or got["status"] != want["status"]
+    ]
+    none = "" if pairs else "no resin-hop shown"
+    checks.append(
+        Check("hop data-status", bool(pairs) and not bad_status, none or _listed(bad_status))
+    )
+    bad_text = [
+        f"hop {want['id']} lacks {part!r}"
+        for got, want in pairs
+        for part in (want["question"], want["answer"])
+        if part and flat(part) not in got["text"]
+    ]
+    checks.append(
+        Check("hop question and answer", bool(pairs) and not bad_text, none or _listed(bad_text))
+    )
+    want_chain = expected.chains > 0
+    checks.append(
+        Check(
+            "resin-chain when there is a chain",
+            (snap["chains"] > 0) == want_chain,
+            f"page {snap['chains']}, server chains {expected.chains}",
+        )
+    )
+    checks.append(
+        Check(
+            "resin-note per note",
+            len(snap["notes"]) == len(brief["notes"]),
+            f"page {len(snap['notes'])}, server {len(brief['notes'])}",
+        )
+    )
+    sources = snap["sources"]
+    server = urlsplit(expected.server_url).netloc
+    bad_links = [
+        f"source {i + 1}: {s['href'] or 'no <a href>'}"
+        for i, s in enumerate(sources)
+        if not s["href"] or urlsplit(s["href"]).netloc != server
+    ]
+    checks.append(
+        Check(
+            "resin-source per source, linking to the server",
+            len(sources) == len(brief["sources"]) and not bad_links,
+            f"page {len(sources)}, server {len(brief['sources'])}; " + _listed(bad_links),
+        )
+    )
+    return checks
+
+
+def _passage_check(
+    browser: Any, source: Any, expected: Expected, shots: Path, tag: str, run: BrowserRun
+) -> Check:
+    """Open the first source's link: its page must <mark> that source's sentence."""
+    name = "first source's passage page marks its sentence"
+    if not source["href"]:
+        return Check(name, False, "the source has no <a href>")
+    sentence = flat(expected.brief["sources"][0]["sentence"]) if expected.brief["sources"] else ""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        response = page.goto(source["href"])
+        status = response.status if response else 0
+        run.screenshots.append(_shoot(page, shots / f"{tag}-passage.png"))
+        marks = [flat(m) for m in page.locator("mark").all_text_contents()]
+    finally:
+        page.close()
+    ok = status == 200 and sentence in marks
+    return Check(name, ok, f"HTTP {status}; <mark>: {marks[:2]!r}; source: {sentence[:80]!r}")
+
+
+def _listed(problems: list[str]) -> str:
+    return "; ".join(problems[:4]) + (f" (+{len(problems) - 4} more)" if len(problems) > 4 else "")
