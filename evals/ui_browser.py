@@ -1,9 +1,8 @@
-"""Chromium, driven by Playwright, asking resin a question through agent-chat-ui.
+"""Chromium, driven by Playwright, asking resin a question through agent-chat-ui; the report.
 
-Only `resin.evals.ui_check` imports this module, after it has found Playwright: nothing in the
-package needs Playwright to import. The `resin_trace` component is rendered by agent-chat-ui
-inside a shadow root, so the page is read with a script that walks shadow roots (Playwright's
-own CSS locators pierce them too).
+Playwright is never imported here: `resin.evals.ui_check` hands in the browser it launched.
+agent-chat-ui renders the `resin_trace` component inside a shadow root, so the page is read
+with a script that walks shadow roots (Playwright's own CSS locators pierce them too).
 """
 
 from __future__ import annotations
@@ -15,9 +14,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from resin.agent.brief import Brief
+from resin.evals.provenance import format_header
 
-# The statuses a hop can have (`resin.agent.brief`).
-HOP_STATUSES = {"resolved", "unresolved", "not run"}
+# A hop's data-status words while it is still waiting or being read: none may be left once the
+# run has finished (the contract leaves the other words to the component).
+RUNNING_STATUSES = {"", "pending", "reading", "running", "waiting"}
 POLL_SECONDS = 0.1
 
 # Everything the checks read from the page, in one call: the last answer's text (agent-chat-ui's
@@ -184,9 +185,9 @@ def _trace_checks(snap: Any, expected: Expected) -> list[Check]:
     )
     pairs = list(zip(hops, brief["hops"], strict=False))
     bad_status = [
-        f"hop {want['id']}: {got['status']!r} (server {want['status']!r})"
+        f"hop {want['id']}: {got['status']!r} after the run (server {want['status']!r})"
         for got, want in pairs
-        if got["status"] not in HOP_STATUSES or got["status"] != want["status"]
+        if (got["status"] or "").lower() in RUNNING_STATUSES
     ]
     none = "" if pairs else "no resin-hop shown"
     checks.append(
@@ -196,7 +197,7 @@ def _trace_checks(snap: Any, expected: Expected) -> list[Check]:
         f"hop {want['id']} lacks {part!r}"
         for got, want in pairs
         for part in (want["question"], want["answer"])
-        if part and flat(part) not in got["text"]
+        if part and flat(part).rstrip("…") not in got["text"]
     ]
     checks.append(
         Check("hop question and answer", bool(pairs) and not bad_text, none or _listed(bad_text))
@@ -209,11 +210,13 @@ def _trace_checks(snap: Any, expected: Expected) -> list[Check]:
             f"page {snap['chains']}, server chains {expected.chains}",
         )
     )
+    unshown = [n for n in brief["notes"] if not any(flat(n) in shown for shown in snap["notes"])]
     checks.append(
         Check(
             "resin-note per note",
-            len(snap["notes"]) == len(brief["notes"]),
-            f"page {len(snap['notes'])}, server {len(brief['notes'])}",
+            not unshown,
+            f"page {len(snap['notes'])}, server {len(brief['notes'])}; not shown: "
+            + (_listed([repr(n) for n in unshown]) or "none"),
         )
     )
     sources = snap["sources"]
@@ -249,9 +252,58 @@ def _passage_check(
         marks = [flat(m) for m in page.locator("mark").all_text_contents()]
     finally:
         page.close()
-    ok = status == 200 and sentence in marks
+    cut = sentence.endswith("…")  # the brief clips a long sentence
+    marked = any(m == sentence or (cut and m.startswith(sentence[:-1])) for m in marks)
+    ok = status == 200 and bool(sentence) and marked
     return Check(name, ok, f"HTTP {status}; <mark>: {marks[:2]!r}; source: {sentence[:80]!r}")
 
 
 def _listed(problems: list[str]) -> str:
     return "; ".join(problems[:4]) + (f" (+{len(problems) - 4} more)" if len(problems) > 4 else "")
+
+
+def write_report(path: Path, head: dict[str, str], runs: list[dict[str, Any]]) -> bool:
+    """The markdown report; True when every check passed."""
+    lines = ["# agent-chat-ui browser check (issue #42)", "", *format_header(head), ""]
+    lines += [
+        f"- {k}: {v}" for k, v in head.items() if k not in ("date", "commit", "machine", "command")
+    ]
+    lines += ["", "## Timings", "", "Seconds from sending the question."]
+    lines += [
+        "",
+        "| question | sdk first chunk | sdk finished | first hop shown | first answer text | run finished |",
+    ]
+    lines += ["|---|---:|---:|---:|---:|---:|"]
+    for run in runs:
+        sdk, page = run["sdk"], run["browser"].timings
+        cells = [
+            sdk["first chunk"],
+            sdk["finished"],
+            *(page.get(k) for k in ("first hop shown", "first answer text", "run finished")),
+        ]
+        lines.append(
+            f"| {run['id']} | " + " | ".join("—" if c is None else f"{c:.2f}" for c in cells) + " |"
+        )
+    lines += ["", "## Checks", "", "| question | check | result | detail |", "|---|---|---|---|"]
+    every_ok = True
+    for run in runs:
+        for check in run["checks"]:
+            every_ok &= check.ok
+            detail = check.detail.replace("|", "\\|")
+            lines.append(
+                f"| {run['id']} | {check.name} | {'pass' if check.ok else 'FAIL'} | {detail} |"
+            )
+    lines += ["", "## Per question", ""]
+    for run in runs:
+        browser: BrowserRun = run["browser"]
+        lines += [f"### {run['id']}: {run['question']}", ""]
+        lines.append(f"- answer (server): {run['answer']!r}")
+        lines.append(f"- hops shown over time: {' | '.join(browser.progress) or 'none'}")
+        lines.append(f"- screenshots: {', '.join(f'`{s}`' for s in browser.screenshots)}")
+        errors = sorted(set(browser.console))[:5]
+        lines.append(f"- browser console errors: {' / '.join(e[:160] for e in errors) or 'none'}")
+        lines.append("")
+    lines.append(f"Result: {'every check passed' if every_ok else 'FAILED'}.")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+    return every_ok

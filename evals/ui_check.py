@@ -37,8 +37,8 @@ from urllib.parse import urlencode
 
 from resin.agent import SAMPLE_DIR
 from resin.agent.brief import brief
-from resin.evals.provenance import REPO, command_of, format_header, provenance
-from resin.evals.ui_browser import BrowserRun, Check, Expected
+from resin.evals.provenance import REPO, command_of, provenance
+from resin.evals.ui_browser import Check, Expected, write_report
 from resin.testing.processes import free_port, running
 
 GRAPH = "resin"
@@ -121,6 +121,7 @@ def missing(args: argparse.Namespace) -> list[str]:
 
 
 def _git(folder: Path, *args: str) -> str:
+    """What `git -C folder ARGS` prints, stripped; empty when it fails."""
     try:
         done = subprocess.run(
             ["git", "-C", str(folder), *args],
@@ -130,20 +131,30 @@ def _git(folder: Path, *args: str) -> str:
             check=True,
         )
     except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return done.stdout.strip() or "unknown"
+        return ""
+    return done.stdout.strip()
 
 
 @contextmanager
-def resin_server(args: argparse.Namespace, work: Path) -> Iterator[str]:
-    """`langgraph dev` for `--checkout` on a free port, in a scratch folder, over the index."""
+def resin_server(args: argparse.Namespace, work: Path) -> Iterator[tuple[str, str]]:
+    """`langgraph dev` of `--checkout`, from that folder, on a free port; its URL and UI bundle.
+
+    It starts in the checkout because `langgraph dev` resolves the "ui" paths of langgraph.json
+    and bundles them (`npx @langchain/langgraph-ui`) there, into `.langgraph_api/ui`. The server
+    reads that bundle's `schemas.json` once, at the first `/ui` request, so the browser is let in
+    only after the bundler has written it.
+    """
     checkout = args.checkout.resolve()
     env = {**os.environ, **SERVER_ENV}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(checkout), env.get("PYTHONPATH")) if p)
     index = args.index.resolve() if args.index else work / "sample-index"
     if not args.index:
         build = [sys.executable, "-m", "resin.cli", "index", str(SAMPLE_DIR / "docs")]
-        subprocess.run([*build, "--index", str(index)], env=env, check=True, capture_output=True)
+        done = subprocess.run(
+            [*build, "--index", str(index)], env=env, capture_output=True, text=True
+        )
+        if done.returncode:
+            raise RuntimeError(f"indexing the sample corpus failed: {done.stderr.strip()[-300:]}")
     env["RESIN_INDEX"] = str(index)
     if args.model:
         env["RESIN_MODEL"] = args.model
@@ -152,12 +163,29 @@ def resin_server(args: argparse.Namespace, work: Path) -> Iterator[str]:
     cmd = [langgraph, "dev", "--config", str(checkout / "langgraph.json"), "--no-browser"]
     cmd += ["--no-reload", "--host", "127.0.0.1", "--port", str(port)]
     log_path = work / "langgraph-dev.log"
-    with open(log_path, "w") as log:
+    declared = json.loads((checkout / "langgraph.json").read_text()).get("ui") or {}
+    with open(log_path, "w") as log, ExitStack() as stack:
+        started = time.time()
         try:
-            with running(cmd, f"http://127.0.0.1:{port}/ok", 180, log, cwd=work, env=env):
-                yield f"http://127.0.0.1:{port}"
+            stack.enter_context(
+                running(cmd, f"http://127.0.0.1:{port}/ok", 180, log, cwd=checkout, env=env)
+            )
+            bundle = _ui_bundle(checkout, declared, started, args.timeout)
         except (RuntimeError, TimeoutError) as exc:
             raise RuntimeError(f"langgraph dev: {exc}; log: {log_path}") from exc
+        yield f"http://127.0.0.1:{port}", bundle
+
+
+def _ui_bundle(checkout: Path, declared: dict[str, str], started: float, timeout: float) -> str:
+    """Wait until the server's UI bundler has written this run's `schemas.json`; say when."""
+    if not declared:
+        return "langgraph.json declares no ui"
+    schemas = checkout / ".langgraph_api" / "ui" / "schemas.json"
+    while time.time() - started < timeout:
+        if schemas.is_file() and schemas.stat().st_mtime >= started:
+            return f"{', '.join(declared)} bundled {schemas.stat().st_mtime - started:.1f}s after start"
+        time.sleep(0.5)
+    raise TimeoutError(f"the UI bundler wrote no {schemas} within {timeout:.0f}s")
 
 
 @contextmanager
@@ -230,53 +258,6 @@ def plain_checks(state: dict[str, Any], facts: dict[str, Any]) -> list[Check]:
     ]
 
 
-def write_report(path: Path, head: dict[str, str], runs: list[dict[str, Any]]) -> bool:
-    """The markdown report; True when every check passed."""
-    lines = ["# agent-chat-ui browser check (issue #42)", "", *format_header(head), ""]
-    lines += [
-        f"- {k}: {v}" for k, v in head.items() if k not in ("date", "commit", "machine", "command")
-    ]
-    lines += ["", "## Timings", "", "Seconds from sending the question."]
-    lines += [
-        "",
-        "| question | sdk first chunk | sdk finished | first hop shown | first answer text | run finished |",
-    ]
-    lines += ["|---|---:|---:|---:|---:|---:|"]
-    for run in runs:
-        sdk, page = run["sdk"], run["browser"].timings
-        cells = [
-            sdk["first chunk"],
-            sdk["finished"],
-            *(page.get(k) for k in ("first hop shown", "first answer text", "run finished")),
-        ]
-        lines.append(
-            f"| {run['id']} | " + " | ".join("—" if c is None else f"{c:.2f}" for c in cells) + " |"
-        )
-    lines += ["", "## Checks", "", "| question | check | result | detail |", "|---|---|---|---|"]
-    every_ok = True
-    for run in runs:
-        for check in run["checks"]:
-            every_ok &= check.ok
-            detail = check.detail.replace("|", "\\|")
-            lines.append(
-                f"| {run['id']} | {check.name} | {'pass' if check.ok else 'FAIL'} | {detail} |"
-            )
-    lines += ["", "## Per question", ""]
-    for run in runs:
-        browser: BrowserRun = run["browser"]
-        lines += [f"### {run['id']}: {run['question']}", ""]
-        lines.append(f"- answer (server): {run['answer']!r}")
-        lines.append(f"- hops shown over time: {' | '.join(browser.progress) or 'none'}")
-        lines.append(f"- screenshots: {', '.join(f'`{s}`' for s in browser.screenshots)}")
-        errors = sorted(set(browser.console))[:5]
-        lines.append(f"- browser console errors: {' / '.join(e[:160] for e in errors) or 'none'}")
-        lines.append("")
-    lines.append(f"Result: {'every check passed' if every_ok else 'FAILED'}.")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n")
-    return every_ok
-
-
 def samples(ids: str) -> list[dict[str, Any]]:
     """The sample questions (with their accepted answers) of comma-separated `ids`."""
     rows = [
@@ -302,39 +283,53 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ui_check: {problem}", file=sys.stderr)
     if problems:
         return 2
+    args.shots.mkdir(parents=True, exist_ok=True)
+    head = provenance(command_of("resin.evals.ui_check", argv))
+    try:
+        runs = check(args, questions, head)
+    except (RuntimeError, TimeoutError, OSError) as exc:
+        print(f"ui_check: {exc}", file=sys.stderr)
+        return 1
+    ok = write_report(args.out, head, runs)
+    for run in runs:
+        for item in run["checks"]:
+            print(f"{run['id']} {'pass' if item.ok else 'FAIL'}  {item.name}: {item.detail}")
+    print(f"report: {args.out}; screenshots: {args.shots}")
+    return 0 if ok else 1
+
+
+def check(
+    args: argparse.Namespace, questions: list[dict[str, Any]], head: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Start what is not running, ask each question by the SDK then in the page; add to `head`."""
     from playwright.sync_api import sync_playwright
 
     from resin.evals.ui_browser import ask_in_chat_ui
 
-    chromium = find_chromium(args.chromium)
-    args.shots.mkdir(parents=True, exist_ok=True)
-    head = provenance(command_of("resin.evals.ui_check", argv))
-    work = args.shots.resolve()
+    chromium = str(find_chromium(args.chromium))
+    version = subprocess.run([chromium, "--version"], capture_output=True, text=True).stdout
     with ExitStack() as stack:
-        server = args.server_url or stack.enter_context(resin_server(args, work))
-        chat = args.chat_ui_url or stack.enter_context(chat_ui(args.chat_ui, work))
-        served = _git(args.checkout, "rev-parse", "--short", "HEAD")
-        head["server"] = (
-            args.server_url or f"`langgraph dev` of {args.checkout.resolve()} at {served}"
-        )
+        if args.server_url:
+            server, bundle = args.server_url, "not checked (--server-url)"
+            head["server"] = server
+        else:
+            server, bundle = stack.enter_context(resin_server(args, args.shots.resolve()))
+            served = _git(args.checkout, "rev-parse", "--short", "HEAD") or "unknown"
+            if _git(args.checkout, "status", "--porcelain"):
+                served += " + uncommitted changes"
+            head["server"] = f"`langgraph dev` of {args.checkout.resolve()} at {served}"
+        head["ui bundle"] = bundle
+        chat = args.chat_ui_url or stack.enter_context(chat_ui(args.chat_ui, args.shots.resolve()))
         head["agent-chat-ui"] = args.chat_ui_commit or (
-            _git(args.chat_ui, "rev-parse", "HEAD") if args.chat_ui else "unknown"
+            (_git(args.chat_ui, "rev-parse", "HEAD") if args.chat_ui else "") or "unknown"
         )
         head["browser"] = (
-            f"{subprocess.run([str(chromium), '--version'], capture_output=True, text=True).stdout.strip()}, "
-            f"Playwright {importlib.metadata.version('playwright')}, headless"
+            f"{version.strip()}, Playwright {importlib.metadata.version('playwright')}, headless"
         )
-        page_url = f"{chat}/?{urlencode({'apiUrl': server, 'assistantId': GRAPH})}"
         runs = []
         for row in questions:
             state, sdk = plain_client(server, row["question"], args.timeout)
-            expected = Expected(
-                row["question"],
-                brief(state),
-                len(state.get("chains") or []),
-                row["answers"],
-                server,
-            )
+            chains = len(state.get("chains") or [])
             runs.append(
                 {
                     "id": row["id"],
@@ -342,9 +337,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "answer": state.get("answer"),
                     "sdk": sdk,
                     "checks": plain_checks(state, sdk),
-                    "expected": expected,
+                    "expected": Expected(
+                        row["question"], brief(state), chains, row["answers"], server
+                    ),
                 }
             )
+        page_url = f"{chat}/?{urlencode({'apiUrl': server, 'assistantId': GRAPH})}"
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, headless=True)
             for run in runs:
@@ -354,12 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 run["browser"] = seen
                 run["checks"] += seen.checks
             browser.close()
-    ok = write_report(args.out, head, runs)
-    for run in runs:
-        for check in run["checks"]:
-            print(f"{run['id']} {'pass' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
-    print(f"report: {args.out}; screenshots: {args.shots}")
-    return 0 if ok else 1
+    return runs
 
 
 if __name__ == "__main__":

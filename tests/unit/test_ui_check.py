@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from resin.evals import ui_browser, ui_check
-from resin.evals.ui_browser import BrowserRun, Check, Expected
+from resin.evals.ui_browser import BrowserRun, Check, Expected, write_report
 
 SERVER = "http://127.0.0.1:2024"
 BRIEF = {
@@ -74,7 +74,7 @@ def test_no_trace_is_one_failure_naming_it():
 
 def test_each_broken_part_of_the_contract_fails_its_own_check():
     hops = [dict(h) for h in snapshot()["hops"]]
-    hops[0]["status"] = "done"
+    hops[0]["status"] = "reading"
     hops[1]["text"] = "Where was Hessa Varn born?"
     sources = [
         {"text": "x", "href": "http://127.0.0.1:3000/passages/p1"},
@@ -89,9 +89,16 @@ def test_each_broken_part_of_the_contract_fails_its_own_check():
         "resin-note per note",
         "resin-source per source, linking to the server",
     }
-    assert "'done'" in checks["hop data-status"].detail
+    assert "hop 1: 'reading' after the run" in checks["hop data-status"].detail
+    assert "not shown: 'answered hop by hop: 2 hops'" in checks["resin-note per note"].detail
     assert "hop 2 lacks 'Caldmere'" in checks["hop question and answer"].detail
     assert "no <a href>" in checks["resin-source per source, linking to the server"].detail
+
+
+def test_statuses_and_extra_notes_are_the_component_s_own_words():
+    hops = [{**h, "status": "answered"} for h in snapshot()["hops"]]
+    page = snapshot(hops=hops, notes=[*BRIEF["notes"], "hop 2 found no answer"])
+    assert failed(ui_browser._trace_checks(page, expected())) == set()
 
 
 def test_a_chain_shown_where_the_run_has_none_fails():
@@ -182,11 +189,22 @@ def test_the_report_has_the_header_timings_and_every_check(tmp_path):
         "browser": "x",
     }
     path = tmp_path / "ui_check.md"
-    assert ui_check.write_report(path, head, [run]) is False
+    assert write_report(path, head, [run]) is False
     text = path.read_text()
     assert "- commit: abc1234" in text and "- browser: x" in text
     assert "| q1 | 1.00 | 1.20 | 2.50 | 4.00 | 4.10 |" in text
     assert "| q1 | hop data-status | FAIL | a \\| b |" in text
     assert text.rstrip().endswith("Result: FAILED.")
     run["checks"] = run["checks"][:1]
-    assert ui_check.write_report(path, head, [run]) is True
+    assert write_report(path, head, [run]) is True
+
+
+def test_the_browser_waits_for_this_run_s_ui_bundle_only(tmp_path):
+    assert ui_check._ui_bundle(tmp_path, {}, 0.0, 1.0) == "langgraph.json declares no ui"
+    schemas = tmp_path / ".langgraph_api" / "ui" / "schemas.json"
+    schemas.parent.mkdir(parents=True)
+    schemas.write_text("{}")
+    written = schemas.stat().st_mtime
+    with pytest.raises(TimeoutError, match="wrote no .*schemas.json"):  # an earlier run's bundle
+        ui_check._ui_bundle(tmp_path, {"resin": "./ui/trace.tsx"}, written + 1, 0.6)
+    assert "resin bundled" in ui_check._ui_bundle(tmp_path, {"resin": "x"}, written - 1, 5.0)
