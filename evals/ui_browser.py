@@ -127,7 +127,8 @@ def _watch(page: Any, run: BrowserRun, start: float, timeout: float, hop_shot: P
         now = round(time.monotonic() - start, 2)
         if snap["hops"] and seen["first hop shown"] is None:
             seen["first hop shown"] = now
-            run.screenshots.append(_shoot(page, hop_shot))
+            # the window only: a full-page capture takes long enough to miss the run's middle
+            run.screenshots.append(_shoot(page, hop_shot, full_page=False))
         if snap["text"] and seen["first answer text"] is None:
             seen["first answer text"] = now
         progress = "; ".join(f"hop {i + 1} {h['status']}" for i, h in enumerate(snap["hops"]))
@@ -142,8 +143,8 @@ def _watch(page: Any, run: BrowserRun, start: float, timeout: float, hop_shot: P
     return snap
 
 
-def _shoot(page: Any, path: Path) -> Path:
-    page.screenshot(path=str(path), full_page=True)
+def _shoot(page: Any, path: Path, full_page: bool = True) -> Path:
+    page.screenshot(path=str(path), full_page=full_page)
     return path
 
 
@@ -190,8 +191,13 @@ def _trace_checks(snap: Any, expected: Expected) -> list[Check]:
         if (got["status"] or "").lower() in RUNNING_STATUSES
     ]
     none = "" if pairs else "no resin-hop shown"
+    statuses = ", ".join(str(got["status"]) for got, _ in pairs)
     checks.append(
-        Check("hop data-status", bool(pairs) and not bad_status, none or _listed(bad_status))
+        Check(
+            "hop data-status",
+            bool(pairs) and not bad_status,
+            none or _listed(bad_status) or f"final: {statuses}",
+        )
     )
     bad_text = [
         f"hop {want['id']} lacks {part!r}"
@@ -200,7 +206,11 @@ def _trace_checks(snap: Any, expected: Expected) -> list[Check]:
         if part and flat(part).rstrip("…") not in got["text"]
     ]
     checks.append(
-        Check("hop question and answer", bool(pairs) and not bad_text, none or _listed(bad_text))
+        Check(
+            "hop question and answer",
+            bool(pairs) and not bad_text,
+            none or _listed(bad_text) or f"{len(pairs)} hop(s) show the server's texts",
+        )
     )
     want_chain = expected.chains > 0
     checks.append(
@@ -230,7 +240,8 @@ def _trace_checks(snap: Any, expected: Expected) -> list[Check]:
         Check(
             "resin-source per source, linking to the server",
             len(sources) == len(brief["sources"]) and not bad_links,
-            f"page {len(sources)}, server {len(brief['sources'])}; " + _listed(bad_links),
+            f"page {len(sources)}, server {len(brief['sources'])}; "
+            + (_listed(bad_links) or f"links to {server}"),
         )
     )
     return checks

@@ -222,13 +222,18 @@ def plain_client(url: str, question: str, timeout: float) -> tuple[dict[str, Any
             raise RuntimeError(f"run failed: {part.data}")
         if part.event == "messages":
             chunk, _meta = part.data
-            if chunk.get("type", "").startswith("ai") and (text := _text(chunk.get("content"))):
+            if text := ai_text(chunk):
                 first = first if first is not None else round(time.monotonic() - start, 2)
                 chunks.append(text)
     finished = round(time.monotonic() - start, 2)
     values = client.threads.get_state(thread)["values"]
     state = values if isinstance(values, dict) else {}
     return state, {"first chunk": first, "finished": finished, "chunks": chunks}
+
+
+def ai_text(message: dict[str, Any]) -> str:
+    """The text of an AI message or chunk as the API sends it ("ai", "AIMessageChunk"), else ""."""
+    return _text(message.get("content")) if message.get("type", "").lower().startswith("ai") else ""
 
 
 def _text(content: Any) -> str:

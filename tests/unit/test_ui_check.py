@@ -208,3 +208,9 @@ def test_the_browser_waits_for_this_run_s_ui_bundle_only(tmp_path):
     with pytest.raises(TimeoutError, match="wrote no .*schemas.json"):  # an earlier run's bundle
         ui_check._ui_bundle(tmp_path, {"resin": "./ui/trace.tsx"}, written + 1, 0.6)
     assert "resin bundled" in ui_check._ui_bundle(tmp_path, {"resin": "x"}, written - 1, 5.0)
+
+
+def test_only_ai_messages_and_chunks_count_as_answer_text():
+    assert ui_check.ai_text({"type": "AIMessageChunk", "content": "Cald"}) == "Cald"
+    assert ui_check.ai_text({"type": "ai", "content": [{"type": "text", "text": "mere"}]}) == "mere"
+    assert ui_check.ai_text({"type": "human", "content": "In which port…"}) == ""
