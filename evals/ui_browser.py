@@ -230,11 +230,11 @@ def _trace_checks(snap: Any, expected: Expected) -> list[Check]:
         )
     )
     sources = snap["sources"]
-    server = urlsplit(expected.server_url).netloc
+    server = _origin(expected.server_url)
     bad_links = [
         f"source {i + 1}: {s['href'] or 'no <a href>'}"
         for i, s in enumerate(sources)
-        if not s["href"] or urlsplit(s["href"]).netloc != server
+        if not s["href"] or _origin(s["href"]) != server
     ]
     checks.append(
         Check(
@@ -267,6 +267,14 @@ def _passage_check(
     marked = any(m == sentence or (cut and m.startswith(sentence[:-1])) for m in marks)
     ok = status == 200 and bool(sentence) and marked
     return Check(name, ok, f"HTTP {status}; <mark>: {marks[:2]!r}; source: {sentence[:80]!r}")
+
+
+def _origin(url: str) -> str:
+    """Scheme, host and port of `url`, every loopback name written 127.0.0.1."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    host = "127.0.0.1" if host in ("localhost", "::1") else host
+    return f"{parts.scheme}://{host}:{parts.port}"
 
 
 def _listed(problems: list[str]) -> str:

@@ -101,6 +101,18 @@ def test_statuses_and_extra_notes_are_the_component_s_own_words():
     assert failed(ui_browser._trace_checks(page, expected())) == set()
 
 
+def test_a_loopback_link_by_another_name_is_the_server_s():
+    sources = [
+        {"text": "x", "href": "http://localhost:2024/sources/p1?sentence=2"},
+        {"text": "y", "href": "http://[::1]:2024/sources/p2"},
+    ]
+    assert failed(ui_browser._trace_checks(snapshot(sources=sources), expected())) == set()
+    other_port = [{**s, "href": "http://localhost:3000/sources/p1"} for s in sources]
+    assert failed(ui_browser._trace_checks(snapshot(sources=other_port), expected())) == {
+        "resin-source per source, linking to the server"
+    }
+
+
 def test_a_chain_shown_where_the_run_has_none_fails():
     assert failed(ui_browser._trace_checks(snapshot(chains=2), expected(chains=0))) == {
         "resin-chain when there is a chain"
