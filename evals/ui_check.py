@@ -202,20 +202,21 @@ def chat_ui(folder: Path, work: Path) -> Iterator[str]:
 def plain_client(url: str, question: str, timeout: float) -> tuple[dict[str, Any], dict[str, Any]]:
     """Ask through langgraph-sdk as a client that knows no UI messages; the final state and facts.
 
-    It streams the chat-UI way (the question as a human message, `messages-tuple` and `values`)
-    but ignores the `ui` state key and custom events.
+    It streams the chat-UI way (the question as a human message; `messages-tuple`, `values` and
+    `custom`) but ignores the `ui` state key and UI messages; it counts the custom events that
+    are resin's progress events (an "event" key) and the others (UI messages share that stream).
     """
     from langgraph_sdk import get_sync_client
 
     client = get_sync_client(url=url, timeout=(10.0, timeout, 10.0, 10.0))
     thread = client.threads.create()["thread_id"]
     human: Any = [{"role": "user", "content": question}]
-    start, first, chunks = time.monotonic(), None, []
+    start, first, chunks, custom = time.monotonic(), None, [], {"resin": 0, "other": 0}
     parts = client.runs.stream(
         thread,
         GRAPH,
         input={"messages": human},
-        stream_mode=["messages-tuple", "values"],
+        stream_mode=["messages-tuple", "values", "custom"],
     )
     for part in parts:
         if part.event == "error":
@@ -225,10 +226,14 @@ def plain_client(url: str, question: str, timeout: float) -> tuple[dict[str, Any
             if text := ai_text(chunk):
                 first = first if first is not None else round(time.monotonic() - start, 2)
                 chunks.append(text)
+        elif part.event == "custom":
+            custom[
+                "resin" if isinstance(part.data, dict) and "event" in part.data else "other"
+            ] += 1
     finished = round(time.monotonic() - start, 2)
     values = client.threads.get_state(thread)["values"]
     state = values if isinstance(values, dict) else {}
-    return state, {"first chunk": first, "finished": finished, "chunks": chunks}
+    return state, {"first chunk": first, "finished": finished, "chunks": chunks, "custom": custom}
 
 
 def ai_text(message: dict[str, Any]) -> str:
@@ -253,7 +258,8 @@ def plain_checks(state: dict[str, Any], facts: dict[str, Any]) -> list[Check]:
         Check(
             "plain client: answer streamed as message chunks",
             bool(answer) and answer in streamed,
-            f"{len(facts['chunks'])} chunk(s)",
+            f"{len(facts['chunks'])} chunk(s); custom events: {facts['custom']['resin']} resin, "
+            f"{facts['custom']['other']} other (UI messages)",
         ),
         Check(
             "plain client: last message holds the answer",

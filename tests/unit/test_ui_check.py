@@ -34,6 +34,9 @@ BRIEF = {
 }
 
 
+CUSTOM = {"resin": 5, "other": 6}
+
+
 def expected(chains=1):
     return Expected(BRIEF["question"], BRIEF, chains, ["Caldmere"], SERVER)
 
@@ -137,14 +140,19 @@ def test_the_answer_checks_read_the_chat_text():
 
 def test_a_plain_client_needs_the_answer_streamed_and_in_the_last_message():
     state = {"answer": "Caldmere", "messages": [{"type": "ai", "content": "Caldmere\n\n- …"}]}
-    assert failed(ui_check.plain_checks(state, {"chunks": ["Cald", "mere\n\n- …"]})) == set()
+    assert (
+        failed(ui_check.plain_checks(state, {"chunks": ["Cald", "mere\n\n- …"], "custom": CUSTOM}))
+        == set()
+    )
     blocks = {
         "answer": "Caldmere",
         "messages": [{"content": [{"type": "text", "text": "Caldmere"}]}],
     }
-    assert failed(ui_check.plain_checks(blocks, {"chunks": ["Caldmere"]})) == set()
+    assert (
+        failed(ui_check.plain_checks(blocks, {"chunks": ["Caldmere"], "custom": CUSTOM})) == set()
+    )
     silent = {"answer": "Caldmere", "messages": [{"type": "ai", "content": ""}]}
-    assert failed(ui_check.plain_checks(silent, {"chunks": []})) == {
+    assert failed(ui_check.plain_checks(silent, {"chunks": [], "custom": CUSTOM})) == {
         "plain client: answer streamed as message chunks",
         "plain client: last message holds the answer",
     }
