@@ -3,9 +3,9 @@
     python -m resin.evals.ui_check --chat-ui ~/agent-chat-ui       # starts both servers itself
     python -m resin.evals.ui_check --server-url http://127.0.0.1:2024 --chat-ui-url http://127.0.0.1:3000
 
-Starts `langgraph dev` for a resin checkout (`--checkout`, default this one) over the bundled
-sample corpus, indexed into a temporary folder (or `--index`), and a built agent-chat-ui (`next
-start`), each on a free loopback port, or takes their URLs. For each sample question it first runs
+Starts `langgraph dev` in a resin checkout (`--checkout`, default this one) over the bundled
+sample corpus, indexed into `--shots` (or `--index`), and a built agent-chat-ui (`next start`),
+each on a free loopback port, or takes their URLs. For each sample question it first runs
 a plain `langgraph-sdk` client that ignores UI messages (it must still get the answer, streamed
 as message chunks, and its final state is what the page is checked against), then types the
 question into agent-chat-ui in headless Chromium, driven by Playwright: it times the first hop
