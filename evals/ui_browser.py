@@ -287,7 +287,12 @@ def write_report(path: Path, head: dict[str, str], runs: list[dict[str, Any]]) -
     lines += [
         f"- {k}: {v}" for k, v in head.items() if k not in ("date", "commit", "machine", "command")
     ]
-    lines += ["", "## Timings", "", "Seconds from sending the question."]
+    lines += ["", "## Timings", ""]
+    lines.append(
+        f"Seconds from sending the question. The page is read every {POLL_SECONDS} s; each "
+        "question goes to the plain SDK client first (the first one after the server started "
+        "loads the models), so the page meets a warm server."
+    )
     lines += [
         "",
         "| question | sdk first chunk | sdk finished | first hop shown | first answer text | run finished |",
