@@ -5,10 +5,11 @@
 
 Starts `langgraph dev` in a resin checkout (`--checkout`, default this one) over the bundled
 sample corpus, indexed into `--shots` (or `--index`), and a built agent-chat-ui (`next start`),
-each on a free loopback port, or takes their URLs. For each sample question it first runs
-a plain `langgraph-sdk` client that ignores UI messages (it must still get the answer, streamed
-as message chunks, and its final state is what the page is checked against), then types the
-question into agent-chat-ui in headless Chromium, driven by Playwright: it times the first hop
+each on a free loopback port, or takes their URLs. Each sample question goes to a plain
+`langgraph-sdk` client that ignores UI messages (it must still get the answer, streamed as
+message chunks, and its final state is what the page is checked against) and, after it (before
+it with `--page-first`, so that the first question meets a cold server), is typed into
+agent-chat-ui in headless Chromium, driven by Playwright: it times the first hop
 shown and the finished answer, checks the `resin_trace` component's DOM (hops with statuses,
 questions and answers, chains, notes, sources as links to the server) and opens the first source
 link, whose page must <mark> the cited sentence. Screenshots go to `--shots`; the report, headed
@@ -20,6 +21,7 @@ browser and Node, and is run by hand (docs/serving.md, "Checking the chat UI").
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.metadata
 import importlib.util
 import json
@@ -67,6 +69,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--chromium", help="the Chromium binary (default: chromium on PATH)")
     p.add_argument("--samples", default=DEFAULT_SAMPLES, help="ids in agent/sample/questions.jsonl")
     p.add_argument("--timeout", type=float, default=240.0, help="seconds a run may take")
+    p.add_argument(
+        "--page-first",
+        action="store_true",
+        help="ask each question in the page before the plain client (the first meets a cold server)",
+    )
     p.add_argument(
         "--shots",
         type=Path,
@@ -315,7 +322,7 @@ def check(
     """Start what is not running, ask each question by the SDK then in the page; add to `head`."""
     from playwright.sync_api import sync_playwright
 
-    from resin.evals.ui_browser import ask_in_chat_ui
+    from resin.evals.ui_browser import ask_in_chat_ui, judge
 
     chromium = str(find_chromium(args.chromium))
     version = subprocess.run([chromium, "--version"], capture_output=True, text=True).stdout
@@ -337,31 +344,37 @@ def check(
         head["browser"] = (
             f"{version.strip()}, Playwright {importlib.metadata.version('playwright')}, headless"
         )
-        runs = []
-        for row in questions:
-            state, sdk = plain_client(server, row["question"], args.timeout)
-            chains = len(state.get("chains") or [])
-            runs.append(
-                {
-                    "id": row["id"],
-                    "question": row["question"],
-                    "answer": state.get("answer"),
-                    "sdk": sdk,
-                    "checks": plain_checks(state, sdk),
-                    "expected": Expected(
-                        row["question"], brief(state), chains, row["answers"], server
-                    ),
-                }
-            )
         page_url = f"{chat}/?{urlencode({'apiUrl': server, 'assistantId': GRAPH})}"
+        head["order"] = (
+            "each question in the page first, then by the plain client (--page-first)"
+            if args.page_first
+            else "each question by the plain client first, then in the page"
+        )
+        runs = []
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, headless=True)
-            for run in runs:
-                seen = ask_in_chat_ui(
-                    browser, page_url, run["expected"], args.shots, run["id"], args.timeout
+            for row in questions:
+                ask = functools.partial(
+                    ask_in_chat_ui, browser, page_url, row["question"], args.shots, row["id"]
                 )
-                run["browser"] = seen
-                run["checks"] += seen.checks
+                seen = ask(args.timeout) if args.page_first else None
+                state, sdk = plain_client(server, row["question"], args.timeout)
+                seen = seen or ask(args.timeout)
+                chains = len(state.get("chains") or [])
+                expected = Expected(row["question"], brief(state), chains, row["answers"], server)
+                checks = plain_checks(state, sdk) + judge(
+                    browser, seen, expected, args.shots, row["id"]
+                )
+                runs.append(
+                    {
+                        "id": row["id"],
+                        "question": row["question"],
+                        "answer": state.get("answer"),
+                        "sdk": sdk,
+                        "browser": seen,
+                        "checks": checks,
+                    }
+                )
             browser.close()
     return runs
 

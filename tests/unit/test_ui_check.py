@@ -127,6 +127,13 @@ def test_a_missing_hop_fails_the_count():
     assert "one resin-hop per hop" in failed(ui_browser._trace_checks(page, expected()))
 
 
+def test_a_page_without_a_trace_is_judged_without_opening_a_link(tmp_path):
+    seen = BrowserRun(timings={"run finished": 2.0}, snapshot=snapshot(traces=0, hops=[]))
+    checks = ui_browser.judge(None, seen, expected(), tmp_path, "q1")
+    assert [c.name for c in checks if not c.ok] == ["trace shown"]
+    assert "run finished in the page" in [c.name for c in checks]
+
+
 def test_the_answer_checks_read_the_chat_text():
     timings = {"run finished": 3.0}
     assert failed(ui_browser._answer_checks(snapshot(), timings, expected())) == set()
