@@ -99,8 +99,8 @@ def missing(args: argparse.Namespace) -> list[str]:
     problems = []
     if importlib.util.find_spec("playwright") is None:
         problems.append(
-            "playwright is not importable: pip install playwright (its browsers are not needed), "
-            "or put the site-packages of a venv holding it on PYTHONPATH"
+            "playwright is not importable: pip install '.[browser]' (its browsers are not "
+            "needed), or put the site-packages of a venv holding it on PYTHONPATH"
         )
     if importlib.util.find_spec("langgraph_sdk") is None:
         problems.append("langgraph-sdk is not importable: pip install '.[server]'")
@@ -118,6 +118,8 @@ def missing(args: argparse.Namespace) -> list[str]:
         return problems
     if args.chat_ui is None:
         problems.append("agent-chat-ui: pass --chat-ui DIR (a built checkout) or --chat-ui-url URL")
+    elif not args.chat_ui.is_dir():
+        problems.append(f"--chat-ui {args.chat_ui}: no such folder")
     elif not (args.chat_ui / ".next" / "BUILD_ID").is_file():
         problems.append(
             f"--chat-ui {args.chat_ui}: not built; run pnpm install && pnpm build there"

@@ -184,6 +184,8 @@ def test_missing_tools_are_named_one_line_each_and_exit_2(tmp_path, monkeypatch,
 def test_a_chat_ui_is_required_unless_its_url_is_given(tmp_path):
     args = ui_check.parse_args(["--server-url", SERVER])
     assert any("pass --chat-ui DIR" in p for p in ui_check.missing(args))
+    args = ui_check.parse_args(["--server-url", SERVER, "--chat-ui", str(tmp_path / "none")])
+    assert any(p.endswith("none: no such folder") for p in ui_check.missing(args))
     args = ui_check.parse_args(["--server-url", SERVER, "--chat-ui-url", "http://127.0.0.1:3000"])
     assert not any("chat-ui" in p for p in ui_check.missing(args))
 
