@@ -665,7 +665,9 @@ def report(
             failed = "; ".join(
                 x for x in _verdict(row).split("; ") if not x.startswith("unnamed subject")
             )
-            lines.append(f"| {name} | `{row.id}` | {' → '.join(row.operators)} | {_cell(failed)} |")
+            lines.append(
+                f"| {name} | `{row.id}` | {' → '.join(row.operators)} | {_cell(failed)} |"
+            )
     data_json = {
         "data": str(data.name),
         "seed": seed,

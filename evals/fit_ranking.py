@@ -330,11 +330,7 @@ def fit_command(
 def main(argv: list[str] | None = None) -> int:
     """Command line: --data (repeatable), --out."""
     return fit_command(
-        argv,
-        "python -m resin.evals.fit_ranking",
-        __doc__,
-        Path("agent/reading/hop_ranking.json"),
-        fit,
+        argv, "python -m resin.evals.fit_ranking", __doc__, Path("agent/reading/hop_ranking.json"), fit
     )
 
 
