@@ -6,8 +6,9 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import IO, Any
 
 __all__ = ["free_port", "running"]
@@ -22,10 +23,20 @@ def free_port() -> int:
 
 @contextmanager
 def running(
-    cmd: list[str], ready_url: str, timeout: float = 120.0, log: IO[Any] | None = None
+    cmd: list[str],
+    ready_url: str,
+    timeout: float = 120.0,
+    log: IO[Any] | None = None,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """Run `cmd` until the block ends; wait until `ready_url` answers 200."""
-    proc = subprocess.Popen(cmd, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    """Run `cmd` until the block ends; wait until `ready_url` answers 200.
+
+    `cwd` and `env`, when given, are the process's working directory and whole environment.
+    """
+    proc = subprocess.Popen(
+        cmd, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT, cwd=cwd, env=env
+    )
     try:
         deadline = time.monotonic() + timeout
         while True:
