@@ -1,4 +1,4 @@
-# One command sets up and runs the demo; one command runs the tests. Both work offline.
+# One command sets up and runs the demo (offline); one runs the tests (npm from its registry too).
 VENV ?= .venv
 BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1

@@ -21,6 +21,7 @@ from langgraph.graph.message import push_message
 from langgraph.graph.ui import push_ui_message
 
 from resin.agent.answering.answer import Answer
+from resin.agent.reading.typed_hop import fill_placeholders
 from resin.agent.state import Hop, HopResult, PlanSource
 from resin.tools.retrieval import Chain
 
@@ -116,9 +117,11 @@ def planned(
     )
 
 
-def reading(answer_id: str, hop: Hop) -> None:
-    """A hop has started (shown live; the state keeps its result)."""
-    push(answer_id, {hop_key(hop.id): hop_entry(hop, "reading")}, keep=False)
+def reading(answer_id: str, hop: Hop, results: dict[int, HopResult]) -> None:
+    """A hop has started, its placeholders filled (shown live; the state keeps its result)."""
+    entry = hop_entry(hop, "reading")
+    entry["question"] = fill_placeholders(hop.question, results, {})
+    push(answer_id, {hop_key(hop.id): entry}, keep=False)
 
 
 def resolved(answer_id: str, update: Mapping[str, Any], structural: bool) -> None:

@@ -136,8 +136,8 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     told = [c for c in found if c.about and c.links]  # causal chains, best first
     writer = get_stream_writer()
     writer({"event": "composing", "evidence": len(evidence)})
-    # the chat shows the chain the answer follows: the causal story, else the best chain found
-    shown = next(iter(told or found), None)
+    # the chat shows the cause → effect chain the answer follows, when the question has one
+    shown = next(iter(told), None)
     chat_trace.composing(answer_id, shown)
     held = index.passages(list(dict.fromkeys(e.passage_id for e in evidence)))
     passages = select_passages(evidence, held, ctx.evidence_budget)

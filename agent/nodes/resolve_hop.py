@@ -278,7 +278,7 @@ def resolve_hop(task: HopTask, runtime: Runtime[Context]) -> dict[str, Any]:
     ctx = context_of(runtime.context)
     hop = task["hop"]
     structural = task["plan_source"] == "structural"
-    chat_trace.reading(task["answer_id"], hop)
+    chat_trace.reading(task["answer_id"], hop, task["results"])
     if hop.compute:
         update = _computed(hop, task, started)
     elif not structural:

@@ -47,7 +47,7 @@ class HopReading:
     units: list[UnitHit] = field(default_factory=list)
 
 
-def _fill(text: str, results: dict[int, HopResult], choice: dict[int, str]) -> str:
+def fill_placeholders(text: str, results: dict[int, HopResult], choice: dict[int, str]) -> str:
     """Placeholders replaced by the earlier hops' answers (or a chosen alternative)."""
 
     def value(match: re.Match[str]) -> str:
@@ -70,8 +70,8 @@ def read(
 ) -> HopReading:
     """Retrieve for the hop and read its answers."""
     subject_ref, relation, answer_type = typed(hop)
-    query = _fill(hop.question, results, choice)
-    subject = _fill(subject_ref, results, choice)
+    query = fill_placeholders(hop.question, results, choice)
+    subject = fill_placeholders(subject_ref, results, choice)
     own = passages_about(index, subject, query, k=OWN_PASSAGES) if subject else []
     found = search_passages(index, query, ctx.k_per_hop)
     ids = list(dict.fromkeys([p.passage_id for p in own] + [p.passage_id for p in found]))
@@ -151,7 +151,7 @@ def resolve_typed(
     if any(
         not (results.get(d) and (results[d].answer or results[d].bridge)) for d in hop.depends_on
     ):
-        reading = HopReading(_fill(hop.question, results, {}), "")
+        reading = HopReading(fill_placeholders(hop.question, results, {}), "")
         return (
             {hop.id: HopResult(hop=hop.id, query=reading.query, status="unresolved")},
             [],

@@ -135,6 +135,17 @@ def test_a_run_pushes_its_plan_each_hop_and_its_sources_to_one_ui_message(sample
         got = final["results"][hop["id"]]
         assert hop["question"] == got.query and hop["answer"] == got.answer
     assert props["answer"] == final["answer"] and props["found"] is True
+    # a hop read after another shows that one's answer in its question, not a placeholder
+    shown = [m["props"]["hop_2"]["question"] for m in custom if "hop_2" in m.get("props", {})]
+    reading = [
+        m["props"]["hop_2"]
+        for m in custom
+        if m.get("props", {}).get("hop_2", {}).get("status") == "reading"
+    ]
+    assert reading and all("#" not in h["question"] for h in reading), shown
+    assert final["results"][1].answer in reading[0]["question"]
+    # no cause → effect chain answers a question of who and where: none is drawn
+    assert props["chain"] == []
     assert [s["label"] for s in props["sources"]] == [s["label"] for s in final["sources"]]
     for shown, cited in zip(props["sources"], final["sources"], strict=True):
         position = cited["sentence_id"].rsplit(":", 1)[1]

@@ -190,3 +190,20 @@ def test_a_choice_by_a_claim_is_the_option_its_sentence_says_it_of(sample, quest
     assert normalize(out["answer"]).removeprefix("the ") == normalize(answer)
     assert out["plan"][-1].compute == "chosen"
     assert out["sources"]
+
+
+def test_the_chat_trace_draws_the_cause_chain_the_answer_follows(sample):
+    out = ask(
+        sample,
+        "What ultimately happens to the Lantern Run when tailings leak from the Greywell Mine?",
+    )
+    chain = out["ui"][-1]["props"]["chain"]
+    assert len(chain) >= 2 and "Lantern Run" in chain[-1]["tail"], chain
+    assert "copper" in chain[0]["head"] or "tailings" in chain[0]["head"], chain
+    # a question of who and where follows no cause → effect chain: none is drawn
+    assert (
+        ask(sample, "In which port was the designer of the Orrin Dam born?")["ui"][-1]["props"][
+            "chain"
+        ]
+        == []
+    )
