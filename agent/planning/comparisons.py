@@ -55,6 +55,10 @@ def _bridge_noun(lead: str) -> str:
     return ""
 
 
+# "Between the two film makers A and B, who was born earlier?": the kind's words, then the names.
+_OPTIONS_BEFORE = re.compile(
+    r"^[Bb]etween (?:[a-z-]+,? )*?([A-Z][^,]*?) and ([^,]+?), ((?:who|which|what)\b.+)$"
+)
 _OPTIONS_AFTER = re.compile(r"^([^,]+?),? (?:out of|between|among) (.+?) and (.+)$")
 _OPTIONS_INSIDE = re.compile(rf"^({AUX}) (.+?) or (.+?) ((?:[a-z]+ ?)+)$")
 # "Is A older than B", "Was A built before B", "Does A have more members than B": a comparison
@@ -93,6 +97,9 @@ def compared_options(question: str) -> tuple[str, list[str]]:
     inside = _OPTIONS_INSIDE.match(question[:1].lower() + question[1:])
     if inside and is_name_word(inside.group(2)) and is_name_word(inside.group(3)):
         return f"{inside.group(1)} {inside.group(4)}".lower(), [inside.group(2), inside.group(3)]
+    before = _OPTIONS_BEFORE.match(question)
+    if before:
+        return before.group(3).lower(), [before.group(1), before.group(2)]
     after = _OPTIONS_AFTER.match(question)
     if after and is_name_word(after.group(2)):
         return after.group(1).lower(), [after.group(2), after.group(3)]
@@ -169,39 +176,51 @@ def _by_quantity(question: str, lead: str, options: list[str], plan: Plan) -> bo
     return True
 
 
-_ASKED_CLAIM = re.compile(
-    r"^(?:which|what|who)(?: of (?:these|those|the|them)(?: two| following)?)?(?: [\w-]+){0,4}? "
-    r"(is|was|are|were|has|have|had) (.+)$"
-)
 # Tags and words that rank the options: a comparison, not a claim one option makes true.
 _RANKED_TAGS = frozenset("JJR RBR JJS RBS".split())
 _RANKED_WORDS = frozenset("more most less least fewer first last".split())
+_FINITE_TAGS = frozenset("VBD VBZ VBP".split())
+_BE, _HAVE = frozenset("is was are were".split()), frozenset("has have had".split())
 
 
 def _by_claim(question: str, lead: str, options: list[str], plan: Plan) -> bool:
     """A choice by a claim: "Which musician, A or B, is a member of Fuel?" asks each option.
 
-    Each option gets a yes/no hop ("Is A a member of Fuel?"); the answer is the one option its
-    hop says yes to. A claim that ranks the options ("is older", "has more members") or denies
-    ("was not animated") is none.
+    Each option gets a yes/no hop ("Is A a member of Fuel?", "Did A write of …?"); the answer is
+    the one option its hop says yes to. The claim is the lead's predicate: its first verb with a
+    tense on, after the question word and the kind asked about. A claim that ranks the options
+    ("is older", "has more members") or denies ("was not animated") is none.
     """
-    found = _ASKED_CLAIM.match(lead)
-    if not found or not all(_ARTICLE.match(o) or is_name_word(o) for o in options):
+    if not all(_ARTICLE.match(o) or is_name_word(o) for o in options):
         return False
-    verb, claim = found.groups()
-    written = re.search(re.escape(claim), question, re.I)
-    if written is None:
+    doc = load_pipeline()(lead)
+    if len(doc) < 3 or doc[0].lower_ not in ("which", "what", "who"):
         return False
-    claim = written.group(0).strip()
-    doc = load_pipeline()(claim)
-    if any(t.tag_ in _RANKED_TAGS or t.lower_ in _RANKED_WORDS or t.dep_ == "neg" for t in doc):
+    verb = next((t for t in doc[1:] if t.tag_ in _FINITE_TAGS or t.pos_ == "VERB"), None)
+    if verb is None or verb.tag_ not in _FINITE_TAGS or verb.i > 7 or verb.i + 1 >= len(doc):
         return False
-    if verb in ("is", "was", "are", "were"):
-        ask = "Is" if verb in ("is", "are") else "Was"
-    elif doc[0].tag_ == "VBN":  # "has been making music": the perfect keeps its auxiliary
-        ask = "Has" if verb in ("has", "have") else "Had"
+    if any(t.tag_ == "POS" for t in doc[: verb.i]):  # "Which cocktail's name …": not the option
+        return False
+    start = verb.i
+    while start > 1 and doc[start - 1].tag_ == "RB":  # "actually lived": the adverb goes along
+        start -= 1
+    said = doc[start:]
+    if any(t.tag_ in _RANKED_TAGS or t.lower_ in _RANKED_WORDS or t.dep_ == "neg" for t in said):
+        return False
+    adverbs, rest = doc[start : verb.i].text, doc[verb.i + 1 :].text
+    written = re.search(re.escape(rest), question, re.I)  # the question's own case back
+    rest = written.group(0).strip() if written else rest
+    word = verb.lower_
+    if word in _BE:
+        ask, claim = ("Is" if word in ("is", "are") else "Was"), f"{adverbs} {rest}"
+    elif word in _HAVE and doc[verb.i + 1].tag_ == "VBN":  # "has been making": it stays perfect
+        ask, claim = ("Has" if word != "had" else "Had"), f"{adverbs} {rest}"
+    elif word in ("do", "does", "did"):  # "Which band did X join": the question word is no subject
+        return False
     else:
-        ask, claim = ("Does" if verb in ("has", "have") else "Did"), f"have {claim}"
+        ask = "Did" if verb.tag_ == "VBD" else "Does"
+        claim = f"{adverbs} {verb.lemma_} {rest}"
+    claim = " ".join(claim.split())
     deps = []
     for option in options:
         ref = _option_ref(option, plan)

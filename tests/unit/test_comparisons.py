@@ -160,6 +160,11 @@ def test_options_hold_commas_and_sit_anywhere(question, options):
             "Which fish, the silverfin or the salmon, is a kind of mountain char?",
             "Is the silverfin a kind of mountain char?",
         ),
+        (
+            "Which writer of French descent actually lived in France, Orla Venn or Tam Reed?",
+            "Did Orla Venn actually live in France?",
+        ),
+        ("Which novelist, Orla Venn or Tam Reed, writes of war?", "Does Orla Venn write of war?"),
     ],
 )
 def test_a_choice_by_a_claim_asks_each_option_yes_or_no(question, first):
@@ -184,7 +189,27 @@ def test_a_predicate_after_the_options_is_the_comparisons_lead():
         "Which film was not an animated film, Orla Venn or Tam Reed?",  # a denial
         "Which band was formed in a country closer to England, Orla Venn or Tam Reed?",  # ranks
         "What label was responsible for who sang or played Delta Hardware?",  # no options
+        "Which band did Orla Venn join, Fuel or Heat?",  # the question word is the object
+        "Which cocktail's name describes its look, Blue Hawaii or Baby Guinness?",  # its name's
     ],
 )
 def test_a_claim_that_denies_or_ranks_is_no_choice(question):
     assert all(h.compute != "chosen" for h in decompose(question))
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        (
+            "Between the two film makers Orla Venn and Tam Reed, who was born earlier?",
+            "When was Orla Venn born?",
+        ),
+        (
+            "Between the two operas, Mosè in Egitto and Lucrezia Borgia, which one has more acts?",
+            "How many acts does Mosè in Egitto have?",
+        ),
+    ],
+)
+def test_options_named_before_the_question_word(question, first):
+    hops = decompose(question)
+    assert hops[0].question == first and len(hops) == 3 and hops[2].compute
