@@ -105,6 +105,21 @@ def test_a_run_may_create_the_thread_on_any_replica_and_another_continues_it(rep
     assert follow["question"] == READ_AS, tail(a.log)
 
 
+def test_a_replica_goes_on_after_the_database_drops_every_connection(replicas, threads_url):
+    """What a PostgreSQL restart does to a replica's pooled connections: the next runs succeed."""
+    a = replicas["a"]
+    thread_id = _client(a).threads.create()["thread_id"]
+    _say(a, thread_id, QUESTION)
+    with psycopg.connect(threads_url, autocommit=True) as conn:
+        dropped = conn.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchone()
+    assert dropped and dropped[0] > 0
+    _, follow = _say(a, thread_id, FOLLOW_UP)
+    assert follow["question"] == READ_AS
+
+
 def test_a_replica_killed_and_restarted_keeps_every_turn_it_answered(
     tmp_path, sample_index, threads_url
 ):
