@@ -160,12 +160,14 @@ class SharedThreads:
     """ASGI middleware: register a thread held by the shared checkpoints before it is served.
 
     A thread id this process has served (any 2xx) is not checked again, so a thread costs one
-    query per replica. Without a threads database it passes every request straight on.
+    query per replica; the set is emptied when it reaches `known_max` ids, so it stays small
+    however many threads pass. Without a threads database every request goes straight on.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, known_max: int = 100_000) -> None:
         self.app = app
         self.known: set[str] = set()
+        self.known_max = known_max
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Adopt the thread the path names, if it must be; then serve the request."""
@@ -180,6 +182,8 @@ class SharedThreads:
 
         async def remember(message: Message) -> None:
             if message["type"] == "http.response.start" and 200 <= message["status"] < 300:
+                if len(self.known) >= self.known_max:
+                    self.known.clear()
                 self.known.add(thread_id)
             await send(message)
 

@@ -117,3 +117,14 @@ def test_a_thread_not_served_yet_is_checked_again_and_not_adopted_when_absent(mo
     for _ in range(2):
         assert _serve(missing, f"/threads/{THREAD}")[0]["status"] == 404
     assert adopted == [] and missing.known == set()
+
+
+def test_the_threads_served_are_forgotten_past_a_bound(monkeypatch):
+    monkeypatch.setenv("RESIN_DATABASE_URL", "postgresql://db/resin")
+    adopted = _adopted(monkeypatch, holds=True)
+    middleware = SharedThreads(_App(), known_max=2)
+    others = [f"{n}{THREAD[1:]}" for n in "abc"]
+    for thread in [*others, others[0]]:
+        _serve(middleware, f"/threads/{thread}")
+    assert len(middleware.known) <= 2
+    assert adopted == [*others, others[0]]  # the first was forgotten: checked again
