@@ -22,6 +22,7 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import LangGraphError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -29,8 +30,8 @@ from starlette.routing import Route
 from resin import __version__
 from resin.agent import chat_routes
 from resin.agent.brief import DESCRIPTION, brief
+from resin.agent.threads import GRAPH, SharedThreads
 
-GRAPH = "resin"
 # The versions whose tools/* messages this endpoint speaks; another one requested gets the first.
 PROTOCOL_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
@@ -154,5 +155,9 @@ async def mcp(request: Request) -> Response:
 
 
 # GET and DELETE are routed here too: the server's catch-all mount would answer them 404.
-# The chat's routes (cited passages, the trace component's assets) sit beside it.
-app = Starlette(routes=[Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]), *chat_routes.routes])
+# The chat's routes (cited passages, the trace component's assets) sit beside it. The server
+# applies this app's middleware to its own routes: threads adopted from PostgreSQL.
+app = Starlette(
+    routes=[Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]), *chat_routes.routes],
+    middleware=[Middleware(SharedThreads)],
+)

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from resin.agent.threads import CONNECT_SECONDS, SAVER_CONNECTION, SETUP_LOCK, error_line
 from resin.indexes.database import DatabaseError, require_driver, shown_url
 
 DATABASE_ENV = "RESIN_DATABASE_URL"
-CONNECT_SECONDS = 10
 
 
 @contextmanager
@@ -53,20 +53,13 @@ def postgres_saver(database: str) -> Iterator[Any]:
         raise DatabaseError(
             f"--database {database!r} is no PostgreSQL URL (postgresql://USER@HOST:PORT/DATABASE)"
         )
-    # what PostgresSaver needs of a connection: autocommit, dict rows, no prepared statements
-    options: dict[str, Any] = {
-        "autocommit": True,
-        "prepare_threshold": 0,
-        "row_factory": dict_row,
-        "connect_timeout": CONNECT_SECONDS,
-    }
+    options: dict[str, Any] = {**SAVER_CONNECTION, "row_factory": dict_row}
     try:
         with psycopg.Connection[DictRow].connect(database, **options) as conn:
-            # one setup at a time: two machines starting at once would both create the tables
-            conn.execute("SELECT pg_advisory_lock(hashtext('resin chat checkpoint setup'))")
+            conn.execute(SETUP_LOCK)
             PostgresSaver(conn).setup()
     except psycopg.Error as exc:
-        raise DatabaseError(f"database {shown_url(database)}: {_first_line(exc)}") from None
+        raise DatabaseError(f"database {shown_url(database)}: {error_line(exc)}") from None
     # the pool checks its connection before each use: a chat goes on after the server drops it
     with ConnectionPool(
         database,
@@ -82,8 +75,4 @@ def postgres_saver(database: str) -> Iterator[Any]:
         try:
             yield PostgresSaver(pool, serde=checkpoint_serializer())
         except psycopg.OperationalError as exc:
-            raise DatabaseError(f"database {shown_url(database)}: {_first_line(exc)}") from None
-
-
-def _first_line(exc: Exception) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise DatabaseError(f"database {shown_url(database)}: {error_line(exc)}") from None
