@@ -28,7 +28,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from resin import __version__
-from resin.agent import chat_routes
+from resin.agent import chat_routes, readiness
 from resin.agent.brief import DESCRIPTION, brief
 from resin.agent.threads import GRAPH, SharedThreads
 
@@ -161,3 +161,4 @@ app = Starlette(
     routes=[Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]), *chat_routes.routes],
     middleware=[Middleware(SharedThreads)],
 )
+app.routes.append(readiness.route)

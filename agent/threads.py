@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from resin.indexes.database import DatabaseError, require_driver, shown_url
+from resin.indexes.database import DatabaseError, database_failure, require_driver, shown_url
 
 if TYPE_CHECKING:  # the server's own packages: `resin chat` imports this module without them
     from langchain_core.runnables import RunnableConfig
@@ -93,7 +93,7 @@ async def postgres_checkpointer(url: str) -> AsyncIterator[Any]:
             await conn.execute(SETUP_LOCK)
             await AsyncPostgresSaver(conn).setup()
     except psycopg.Error as exc:
-        raise DatabaseError(f"database {shown_url(url)}: {error_line(exc)}") from None
+        raise database_failure(url, exc) from None
     async with AsyncConnectionPool(
         url,
         connection_class=psycopg.AsyncConnection[DictRow],
@@ -197,8 +197,3 @@ async def adopt(thread_id: str) -> None:
     # the server's own API, in-process: POST /threads names no thread in its path
     client = get_client(url=None)
     await client.threads.create(thread_id=thread_id, if_exists="do_nothing", graph_id=GRAPH)
-
-
-def error_line(exc: Exception) -> str:
-    """The first line of an error's message: a driver error spans several."""
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -129,7 +129,7 @@ def eval_levels(spec: str, questions: int, levels: list[int]) -> list[dict[str, 
 
 def main() -> None:
     """Run the levels and print one JSON line per level."""
-    from resin.evals.faults import FaultyServer
+    from resin.testing.faults import FaultyServer
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--passages", type=int, default=200)

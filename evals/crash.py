@@ -128,7 +128,7 @@ def run_trials(
         reference: Sequence[str] = NLP
         trial: Sequence[str] = NLP
         if concurrency > 1:
-            from resin.evals.faults import FaultyServer
+            from resin.testing.faults import FaultyServer
 
             server = stack.enter_context(FaultyServer(latency=0.2, slots=concurrency))
             model = ("--extract", "model", "--model", server.spec())

@@ -12,7 +12,7 @@ hostile documents tried, concurrent questions completed and units lost (must be 
 status is 0 only when every check held.
 
 Everything runs in-process against loopback: a deliberately faulty OpenAI-compatible server
-(`FaultyServer`, evals/faults.py), hostile documents (evals/hostile.py), scripted models and
+(`FaultyServer`, resin/testing/faults.py), hostile documents (evals/hostile.py), scripted models and
 the real embedder and Chroma in a temporary folder.
 """
 

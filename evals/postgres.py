@@ -76,9 +76,63 @@ def _connectable(url: str) -> bool:
         return False
 
 
+class Server:
+    """A throwaway server that is running: its database's `url`, and `restart` to bounce it."""
+
+    def __init__(self, bin_dir: Path, root: Path, timeout: float) -> None:
+        self.bin_dir, self.root, self.timeout = bin_dir, root, timeout
+        self.data, self.log = root / "data", root / "server.log"
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = ""
+
+    def start(self) -> None:
+        """Start the server on its port and wait until it accepts connections."""
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                _as_server_user(
+                    [str(self.bin_dir / "postgres"), "-D", str(self.data)]
+                    + ["-k", str(self.root / "sockets"), "-h", "127.0.0.1", "-p", str(self.port)]
+                    + ["-c", "fsync=off"]
+                ),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + self.timeout
+        while not _connectable(f"postgresql://postgres@127.0.0.1:{self.port}/postgres"):
+            if self.proc.poll() is not None:
+                raise PostgresError(
+                    f"postgres exited with {self.proc.returncode} before it accepted "
+                    f"connections; its log ends:\n{_log_tail(self.log)}"
+                )
+            if time.monotonic() > deadline:
+                raise PostgresError(
+                    f"postgres on port {self.port} accepted no connection within "
+                    f"{self.timeout:.0f}s; its log ends:\n{_log_tail(self.log)}"
+                )
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        """Stop the server (a fast shutdown: every client's connection is dropped)."""
+        if self.proc is not None:
+            _stop(self.proc, self.timeout)
+
+    def restart(self) -> None:
+        """Stop the server and start it again on the same port and data."""
+        self.stop()
+        self.start()
+
+
 @contextmanager
 def postgres(database: str = "resin", timeout: float = 60.0) -> Iterator[str]:
-    """Run a fresh server for the block and yield the URL of an empty `database` on it.
+    """Run a fresh server for the block and yield the URL of an empty `database` on it."""
+    with postgres_server(database, timeout) as server:
+        yield server.url
+
+
+@contextmanager
+def postgres_server(database: str = "resin", timeout: float = 60.0) -> Iterator[Server]:
+    """Run a fresh server for the block and yield it, `url` naming an empty `database` on it.
 
     The server is stopped by its pid when the block ends: a fast shutdown (SIGINT, what
     `pg_ctl stop` sends; SIGTERM would wait for every client to disconnect), then SIGKILL after
@@ -95,53 +149,30 @@ def postgres(database: str = "resin", timeout: float = 60.0) -> Iterator[str]:
             f"and postgres on PATH, or set {PG_BIN_ENV}"
         )
     root = Path(tempfile.mkdtemp(prefix="resin-pg-"))
-    data, sockets, log = root / "data", root / "sockets", root / "server.log"
-    sockets.mkdir()
+    server = Server(bin_dir, root, timeout)
+    (root / "sockets").mkdir()
     if os.geteuid() == 0:
-        for path in (root, sockets):
+        for path in (root, root / "sockets"):
             os.chown(path, NOBODY, NOBODY)
-    proc: subprocess.Popen[bytes] | None = None
     try:
         initdb = subprocess.run(
             _as_server_user(
-                [str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust"]
-                + ["-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"]
+                [str(bin_dir / "initdb"), "-D", str(server.data), "-U", "postgres"]
+                + ["--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"]
             ),
             capture_output=True,
             text=True,
         )
         if initdb.returncode != 0:
             raise PostgresError(f"initdb failed ({initdb.returncode}): {initdb.stderr.strip()}")
-        port = free_port()
-        with log.open("wb") as out:
-            proc = subprocess.Popen(
-                _as_server_user(
-                    [str(bin_dir / "postgres"), "-D", str(data), "-k", str(sockets)]
-                    + ["-h", "127.0.0.1", "-p", str(port), "-c", "fsync=off"]
-                ),
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        server = f"postgresql://postgres@127.0.0.1:{port}"
-        deadline = time.monotonic() + timeout
-        while not _connectable(f"{server}/postgres"):
-            if proc.poll() is not None:
-                raise PostgresError(
-                    f"postgres exited with {proc.returncode} before it accepted connections; "
-                    f"its log ends:\n{_log_tail(log)}"
-                )
-            if time.monotonic() > deadline:
-                raise PostgresError(
-                    f"postgres on port {port} accepted no connection within {timeout:.0f}s; "
-                    f"its log ends:\n{_log_tail(log)}"
-                )
-            time.sleep(0.1)
-        with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
+        server.start()
+        base = f"postgresql://postgres@127.0.0.1:{server.port}"
+        with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
-        yield f"{server}/{quote(database, safe='')}"
+        server.url = f"{base}/{quote(database, safe='')}"
+        yield server
     finally:
-        if proc is not None:
-            _stop(proc, timeout)
+        server.stop()
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -74,9 +74,11 @@ class EntityGraph:
                 self.adopt(nx.node_link_graph(data, directed=True, edges="links"))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             self.unreadable = f"graph {path} cannot be read ({type(exc).__name__}: {exc})"[:300]
+            folder = path.parent if path is not None else "FOLDER"
             if not unreadable_ok:
                 raise GraphUnreadableError(
-                    f"{self.unreadable}; `resin index --repair` rebuilds it from the catalog"
+                    f"{self.unreadable}; `resin index --repair --index {folder}` rebuilds it "
+                    "from the catalog"
                 ) from None
             self.g, self._by_key = nx.DiGraph(), {}
         self._vec_ids: list[str] = []

@@ -77,18 +77,23 @@ def missing_index_message(given: Path | str) -> str:
         "" if given.expanduser().is_absolute() else f" ({str(given)!r} taken from {Path.cwd()})"
     )
     if where.exists() and not where.is_dir():
-        return f"index path {where}{relative} is a file: give --index a folder"
+        return f"index path {where}{relative} is a file: give --index (RESIN_INDEX) a folder"
     return f"no resin index at {where}{relative}; build one with `resin index DOCS --index {where}`"
+
+
+def index_command(config: IndexConfig, action: str) -> str:
+    """`resin index ACTION` for the index `config` names, repeating where it is (password masked)."""
+    from resin.indexes.database import shown_url
+
+    where = f" --database {shown_url(config.database)}" if config.database else ""
+    if config.chroma_host:
+        where += f" --chroma-host {config.chroma_host} --chroma-port {config.chroma_port}"
+    return f"resin index {action} --index {config.path}{where}"
 
 
 def migrate_command(config: IndexConfig) -> str:
     """The command that moves an index's vectors into its own collections."""
-    server = (
-        f" --chroma-host {config.chroma_host} --chroma-port {config.chroma_port}"
-        if config.chroma_host
-        else ""
-    )
-    return f"resin index --migrate --index {config.path}{server}"
+    return index_command(config, "--migrate")
 
 
 @dataclass(frozen=True)
@@ -217,7 +222,9 @@ class Index(IndexReads):
     def _make_folder(self) -> None:
         path = self.config.path
         if path.exists() and not path.is_dir():
-            raise IndexPathError(f"index path {path} is a file: give --index a folder")
+            raise IndexPathError(
+                f"index path {path} is a file: give --index (RESIN_INDEX) a folder"
+            )
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -281,13 +288,14 @@ class Index(IndexReads):
                 raise IndexMismatchError(
                     f"index at {self.config.where()} has schema version "
                     f"{manifest.get('schema_version')!r}; this resin reads {SCHEMA_VERSION!r}. "
-                    "Rebuild it in a new --index folder."
+                    "Rebuild it in a new --index folder (RESIN_INDEX)."
                 )
             if manifest.get("embedder") != name:
                 raise IndexMismatchError(
                     f"index at {self.config.where()} was built with embedder {manifest.get('embedder')!r}, "
                     f"not {name!r}: its vectors are not comparable. Pass --embedder "
-                    f"{manifest.get('embedder')} or choose another --index folder."
+                    f"{manifest.get('embedder')} (RESIN_EMBEDDER) or choose another --index "
+                    "folder (RESIN_INDEX)."
                 )
             return dict(manifest)
         index_id = uuid.uuid4().hex[:12]
@@ -428,6 +436,10 @@ def open_index(
     `database` (a postgresql:// URL) keeps the catalog, graph and manifest there, for several
     machines, and needs `chroma_host`; `path` then only places the chat's SQLite checkpoints.
     """
+    if database:
+        from resin.indexes.database import check_url
+
+        check_url(database)
     config = IndexConfig(
         path=resolve_index_path(path),
         chroma_host=chroma_host,
@@ -442,10 +454,10 @@ def open_index(
             "so the vectors go to a Chroma server: give --chroma-host (or "
             "RESIN_CHROMA_HOST) too"
         )
-    if not create and not _exists(config):
+    if not create and not _held(config, checking) and not index_exists(config):
         raise IndexNotFoundError(
             f"no resin index in {config.where()}; build one with `resin index DOCS --database "
-            "URL --chroma-host HOST`"
+            "URL --chroma-host HOST` (RESIN_DATABASE_URL, RESIN_CHROMA_HOST)"
             if config.database
             else missing_index_message(path)
         )
@@ -461,7 +473,13 @@ def open_index(
         return index
 
 
-def _exists(config: IndexConfig) -> bool:
+def _held(config: IndexConfig, checking: bool) -> bool:
+    """Whether this process holds the index open: it exists, with no query to say so."""
+    with _OPEN_LOCK:
+        return any(key[0] == config and key[2] == checking for key in _OPEN)
+
+
+def index_exists(config: IndexConfig) -> bool:
     """Whether an index was built where `config` says."""
     if config.database:
         from resin.indexes.database import require_driver

@@ -238,7 +238,7 @@ def _restore_passages(builder: Builder, seen: _Snapshot, report: RepairReport) -
                 "--delete it)"
                 if passages is None
                 else "its source splits into other passages than the index holds: repair "
-                "with the --passage-chars it was built with"
+                "with the --passage-chars (RESIN_PASSAGE_CHARS) it was built with"
             )
             report.unmended.append(f"document {doc_id} lost passages from the catalog and {why}")
             index.catalog.mark_complete([(doc_id, False)])

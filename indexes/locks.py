@@ -48,7 +48,7 @@ def builder_lock(
             if not wait:
                 raise IndexBusyError(
                     f"index {folder} is being built by another builder ({holder}); "
-                    "wait for it, or run again without --no-wait"
+                    "wait for it, or run again without --no-wait (RESIN_NO_WAIT)"
                 ) from None
             if on_wait is not None:
                 on_wait(f"waiting for the builder of index {folder} ({holder})")

@@ -20,7 +20,7 @@ import psycopg
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
-from resin.indexes.database import DatabaseError, shown_url
+from resin.indexes.database import DatabaseError, database_failure, shown_url
 from resin.indexes.locks import IndexBusyError
 
 PG_SCHEMA = "resin"
@@ -88,12 +88,12 @@ def kinds_condition(kinds: Sequence[str]) -> tuple[str, list[Any]]:
     return (" AND kind = ANY(%s)", [list(kinds)]) if kinds else ("", [])
 
 
-def _connect(url: str, **kwargs: Any) -> Connection[Any]:
-    """A connection to `url`; one that fails says where, with no traceback for the CLI."""
+def _connect(url: str, timeout: float = 10, **kwargs: Any) -> Connection[Any]:
+    """A connection to `url`; one that fails says where in one line, with no traceback."""
     try:
-        return psycopg.connect(url, connect_timeout=10, **kwargs)
-    except psycopg.OperationalError as exc:
-        raise DatabaseError(f"cannot reach database {shown_url(url)}: {exc}") from None
+        return psycopg.connect(url, connect_timeout=max(1, round(timeout)), **kwargs)
+    except psycopg.Error as exc:
+        raise database_failure(url, exc) from None
 
 
 def _create_tables(url: str) -> None:
@@ -115,20 +115,28 @@ def _create_tables(url: str) -> None:
 
 
 def connect_pool(url: str) -> ConnectionPool[Connection[Any]]:
-    """A pool on `url` whose connections see the `resin` schema, its tables made if missing."""
+    """A pool on `url` whose connections see the `resin` schema, its tables made if missing.
+
+    Each connection is checked as it is handed out, so connections the server dropped (a
+    restart) are replaced rather than failing the next requests.
+    """
     _create_tables(url)
     return ConnectionPool(
         url,
         min_size=1,
         max_size=POOL_SIZE,
-        kwargs={"options": f"-c search_path={PG_SCHEMA}"},
+        kwargs={"options": f"-c search_path={PG_SCHEMA}", "connect_timeout": 10},
+        check=ConnectionPool.check_connection,
         open=True,
     )
 
 
-def has_index(url: str) -> bool:
-    """Whether the database at `url` holds a manifest (an index was built there)."""
-    with _connect(url) as conn:
+def has_index(url: str, timeout: float = 10) -> bool:
+    """Whether the database at `url` holds a manifest (an index was built there).
+
+    A server that does not answer within `timeout` seconds raises DatabaseError.
+    """
+    with _connect(url, timeout) as conn:
         table = conn.execute("SELECT to_regclass(%s)", (f"{PG_SCHEMA}.manifest",)).fetchone()
         if table is None or table[0] is None:
             return False
@@ -181,7 +189,7 @@ def pg_builder_lock(
             if not wait:
                 raise IndexBusyError(
                     f"index {shown_url(url)} is being built by another builder ({holder}); "
-                    "wait for it, or run again without --no-wait"
+                    "wait for it, or run again without --no-wait (RESIN_NO_WAIT)"
                 )
             if on_wait is not None:
                 on_wait(f"waiting for the builder of index {shown_url(url)} ({holder})")

@@ -38,7 +38,7 @@ def store_failure(where: str, exc: BaseException) -> StoreError:
     elif "locked" in lowered:
         advice = "another process holds it (another `resin index`?): wait until it ends"
     elif where.startswith("Chroma server"):
-        advice = "start the server (or fix --chroma-host/--chroma-port)"
+        advice = "start the server (or fix --chroma-host/--chroma-port, RESIN_CHROMA_HOST/RESIN_CHROMA_PORT)"
     else:
         advice = "check the folder is writable"
     return StoreError(
@@ -115,8 +115,8 @@ class ChromaIndex:
                 raise StoreMissingError(
                     f"{where} has no collection {', '.join(missing)}: the index's vectors are "
                     "elsewhere (another Chroma server or folder?) or were deleted; point "
-                    "--chroma-host/--chroma-port at the store it was built on, or rebuild it "
-                    "in a new --index folder"
+                    "--chroma-host/--chroma-port (RESIN_CHROMA_HOST/RESIN_CHROMA_PORT) at the "
+                    "store it was built on, or rebuild it in a new --index folder (RESIN_INDEX)"
                 )
         self._collections = {
             name: client.get_or_create_collection(

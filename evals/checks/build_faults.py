@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from resin.evals.faults import FAULT_MODES, FaultyServer, fault_documents
+from resin.testing.faults import FAULT_MODES, FaultyServer, fault_documents
 
 
 def check_faults(work: Path, embedder: Any, figures: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from resin.evals.faults import fault_documents
+from resin.testing.faults import fault_documents
 from resin.evals.hostile import grounding_violations, random_model_output
 
 

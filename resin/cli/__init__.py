@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import errno
+import logging
 import os
 import sys
 from pathlib import Path
 
 from resin.agent.llm.spec import ANSWER_MODES, DEFAULT_CHAT_SPEC
+from resin.cli.checkpoints import DATABASE_ENV
 from resin.cli.commands import (
     cmd_ask,
     cmd_chat,
@@ -23,6 +25,7 @@ from resin.cli.commands import (
     cmd_serve_model,
     cmd_stats,
 )
+from resin.cli.settings import apply_environment, invalid_setting
 from resin.indexes.documents import DEFAULT_PASSAGE_CHARS
 from resin.indexes.embeddings import DEFAULT_EMBEDDER_SPEC
 from resin.indexes.graph import DEFAULT_MERGE_THRESHOLD
@@ -52,8 +55,8 @@ def _add_database_arg(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="URL",
         help="keep the catalog, graph and manifest in PostgreSQL at postgresql://USER@HOST:PORT/DB "
-        "for several machines, the vectors on --chroma-host (default RESIN_DATABASE_URL, else "
-        "SQLite and JSON in the --index folder)",
+        "for several machines, the vectors on --chroma-host (default: SQLite and JSON in the "
+        "--index folder)",
     )
 
 
@@ -201,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="URL",
         help="keep the threads in PostgreSQL at postgresql://USER@HOST:PORT/DB, for every "
-        "machine that chats (default RESIN_DATABASE_URL, else chat.sqlite in the index)",
+        "machine that chats (default: chat.sqlite in the index)",
     )
     p.set_defaults(func=cmd_chat)
 
@@ -236,41 +239,58 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_eval(sub)
     register_doctor(sub)
+    apply_environment(parser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `resin` console script."""
+    """Entry point of the `resin` console script.
+
+    A refused setting or input exits 2; a database or store that fails under the command (a
+    server down or gone, a full disk) exits 1. Each is one `error:` line, secrets masked.
+    """
     from resin.agent.llm import ModelBackendError
-    from resin.indexes.database import DatabaseError
+    from resin.indexes.database import DatabaseError, database_failure, database_failures
     from resin.indexes.documents import DocumentError
     from resin.indexes.index import IndexMismatchError, IndexNotFoundError
     from resin.indexes.nlp_extraction import NlpUnavailableError
     from resin.indexes.stores import StoreError, StoreMissingError, store_failure, store_failures
 
     args = build_parser().parse_args(argv)
+    refused = invalid_setting(args)
+    if refused:
+        print(f"error: {refused}", file=sys.stderr)
+        return 2
     if not sys.stderr.isatty():
         # progress bars redrawn ten times a second fill a log file: there, one line a minute
         os.environ.setdefault("TQDM_MININTERVAL", "60")
+    # the pool's own warnings (a dropped connection, a failed reconnect) would add lines to the
+    # one that says what failed
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     try:
         return int(args.func(args))
     except (
         IndexMismatchError,
         IndexNotFoundError,
-        StoreError,
         StoreMissingError,
         DocumentError,
         ModelBackendError,
         NlpUnavailableError,
-        DatabaseError,
         ValueError,
     ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except (DatabaseError, StoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except database_failures() as exc:
+        url = getattr(args, "index_database", None) or os.environ.get(DATABASE_ENV, "")
+        print(f"error: {database_failure(url, exc)}", file=sys.stderr)
+        return 1
     except store_failures() as exc:
         # the catalog locked or the disk full under the index folder: one line, not a traceback
         if isinstance(exc, OSError) and exc.errno != errno.ENOSPC:
             raise
         where = f"index {getattr(args, 'index', '')}"
         print(f"error: {store_failure(where, exc)}", file=sys.stderr)
-        return 2
+        return 1

@@ -10,10 +10,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from resin.agent.threads import CONNECT_SECONDS, SAVER_CONNECTION, SETUP_LOCK, error_line
-from resin.indexes.database import DatabaseError, require_driver, shown_url
+from resin.agent.threads import CONNECT_SECONDS, SAVER_CONNECTION, SETUP_LOCK
+from resin.indexes.database import check_url, database_failure, require_driver
 
 DATABASE_ENV = "RESIN_DATABASE_URL"
 
@@ -49,17 +48,14 @@ def postgres_saver(database: str) -> Iterator[Any]:
 
     from resin.agent.state import checkpoint_serializer
 
-    if urlsplit(database).scheme not in ("postgresql", "postgres"):
-        raise DatabaseError(
-            f"--database {database!r} is no PostgreSQL URL (postgresql://USER@HOST:PORT/DATABASE)"
-        )
+    check_url(database)
     options: dict[str, Any] = {**SAVER_CONNECTION, "row_factory": dict_row}
     try:
         with psycopg.Connection[DictRow].connect(database, **options) as conn:
             conn.execute(SETUP_LOCK)
             PostgresSaver(conn).setup()
     except psycopg.Error as exc:
-        raise DatabaseError(f"database {shown_url(database)}: {error_line(exc)}") from None
+        raise database_failure(database, exc) from None
     # the pool checks its connection before each use: a chat goes on after the server drops it
     with ConnectionPool(
         database,
@@ -75,4 +71,4 @@ def postgres_saver(database: str) -> Iterator[Any]:
         try:
             yield PostgresSaver(pool, serde=checkpoint_serializer())
         except psycopg.OperationalError as exc:
-            raise DatabaseError(f"database {shown_url(database)}: {error_line(exc)}") from None
+            raise database_failure(database, exc) from None

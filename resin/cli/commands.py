@@ -49,6 +49,19 @@ def _database(args: argparse.Namespace) -> str | None:
     return getattr(args, "index_database", None) or os.environ.get(DATABASE_ENV) or None
 
 
+def _built(args: argparse.Namespace) -> bool:
+    """Whether an index exists where the arguments say: a folder's manifest, or a database's."""
+    from resin.indexes.index import IndexConfig, index_exists, resolve_index_path
+
+    database = _database(args)
+    if database:
+        from resin.indexes.database import check_url
+
+        check_url(database)
+    config = IndexConfig(resolve_index_path(args.index), database, args.chroma_host)
+    return index_exists(config)
+
+
 def cmd_index(args: argparse.Namespace) -> int:
     """Add, replace or delete documents."""
     from resin.agent.llm import default_concurrency, make_chat_model
@@ -74,14 +87,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     for error in errors:
         kind = "skipped" if error.reason == "unsupported type" else "error"
         print(f"{kind}: {error}", file=sys.stderr)
-    if (
-        args.paths
-        and not documents
-        and not args.delete
-        and not repair
-        and not (args.index / "manifest.json").exists()
-        and not _database(args)
-    ):
+    if args.paths and not documents and not args.delete and not repair and not _built(args):
         print(f"error: nothing to index in {', '.join(map(str, args.paths))}", file=sys.stderr)
         return 2
     index = index_of(
@@ -179,6 +185,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def _check_index(args: argparse.Namespace) -> int:
     """`resin index --check`: 0 when the catalog, Chroma and the graph agree, else 1."""
+    from resin.indexes.index import index_command
     from resin.indexes.integrity import check_index
 
     index = index_of(args, checking=True)
@@ -189,7 +196,7 @@ def _check_index(args: argparse.Namespace) -> int:
     print("\n".join(found.lines()))
     if found.consistent:
         return 0
-    print(f"`resin index --repair --index {args.index}` makes them agree again")
+    print(f"`{index_command(index.config, '--repair')}` makes them agree again")
     return 1
 
 
@@ -317,7 +324,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
     from resin.agent.graph import builder
     from resin.agent.resources import get_index
-    from resin.cli.checkpoints import DATABASE_ENV, DatabaseError, chat_checkpointer
+    from resin.cli.checkpoints import DATABASE_ENV, chat_checkpointer
+    from resin.indexes.database import DatabaseError
 
     ctx = _context(args)
     # no index, no conversation: and no chat.sqlite left in a mistyped folder

@@ -4,7 +4,7 @@ import pytest
 
 from resin.agent.llm import make_chat_model
 from resin.evals.crash import run_trials, snapshot
-from resin.evals.faults import FaultyServer
+from resin.testing.faults import FaultyServer
 from resin.indexes.build import Builder
 from resin.indexes.documents import Document
 

@@ -15,7 +15,7 @@ from resin.agent.context import Context
 from resin.agent.graph import builder
 from resin.agent.llm import ModelBackendError, make_chat_model, register_chat_model
 from resin.evals.crash import compare, snapshot
-from resin.evals.faults import FAULT_MODES, FaultyServer, fault_documents
+from resin.testing.faults import FAULT_MODES, FaultyServer, fault_documents
 from resin.indexes.build import Builder
 from resin.indexes.documents import make_passages
 from resin.indexes.extraction import extract_passage

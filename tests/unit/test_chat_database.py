@@ -24,7 +24,8 @@ def test_a_database_that_is_no_postgresql_url_is_refused(chat, sample_index):
     status, err = chat("--database", "chat.db")
     assert status == 1
     assert err == [
-        "error: --database 'chat.db' is no PostgreSQL URL (postgresql://USER@HOST:PORT/DATABASE)"
+        "error: --database (RESIN_DATABASE_URL) 'chat.db' is no PostgreSQL URL: "
+        "give postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
     ]
     assert not (sample_index / "chat.sqlite").exists()
 

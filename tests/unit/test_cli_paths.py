@@ -20,7 +20,7 @@ def test_an_index_path_that_is_a_file_is_named_and_left_alone(tmp_path, capsys):
     target.write_text("mine")
     code, _, err = run(capsys, "index", DOC, "--index", str(target), "--extract", "none")
     assert code == 2 and err.strip().endswith(
-        f"index path {target} is a file: give --index a folder"
+        f"index path {target} is a file: give --index (RESIN_INDEX) a folder"
     )
     assert target.read_text() == "mine"
     code, _, err = run(capsys, "ask", "Where is Caldmere?", "--index", str(target))

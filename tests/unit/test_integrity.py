@@ -191,7 +191,9 @@ def test_a_graph_file_that_cannot_be_read_is_rebuilt_from_the_catalog(
     (path / "graph.json").write_text('{"directed": true, "nodes": [', encoding="utf-8")  # cut
     code, _, err = cli(capsys, "stats", "--index", str(path))
     assert code == 2 and err.startswith(f"error: graph {path / 'graph.json'} cannot be read (")
-    assert err.rstrip().endswith("`resin index --repair` rebuilds it from the catalog")
+    assert err.rstrip().endswith(
+        f"`resin index --repair --index {path}` rebuilds it from the catalog"
+    )
     code, out, _ = cli(capsys, "index", "--check", "--index", str(path))
     assert code == 1 and "disagrees: 1 graph files that cannot be read (graph " in out
     assert "catalog units the graph does not hold" in out

@@ -177,7 +177,7 @@ def test_a_structured_call_falls_back_to_json_object_when_a_server_refuses_json_
 
     from resin.agent.answering.answer import choice_format, structured_call
     from resin.agent.llm import make_chat_model
-    from resin.evals.faults import FaultyServer
+    from resin.testing.faults import FaultyServer
 
     with FaultyServer() as server:
         server.refuse_json_schema = True
