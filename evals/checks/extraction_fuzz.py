@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from resin.testing.faults import fault_documents
 from resin.evals.hostile import grounding_violations, random_model_output
+from resin.testing.faults import fault_documents
 
 
 def check_fuzz(figures: dict[str, Any], examples: int, seed: int) -> None:

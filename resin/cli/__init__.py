@@ -45,7 +45,9 @@ def _add_index_args(parser: argparse.ArgumentParser) -> None:
         "--embedder", default=DEFAULT_EMBEDDER_SPEC, help="sentence-transformers name or path"
     )
     parser.add_argument("--chroma-host", default=None, help="use the Chroma server at this host")
-    parser.add_argument("--chroma-port", type=int, default=8000, help="Chroma server port")
+    parser.add_argument(
+        "--chroma-port", type=int, default=8000, help="Chroma server port (default 8000)"
+    )
 
 
 def _add_database_arg(parser: argparse.ArgumentParser) -> None:
@@ -97,7 +99,7 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
         help="ranked: the best-ranked candidate in the passages; choices: the model picks one; "
         "free: the model writes it (auto: ranked for embedded, free for openai:, else choices)",
     )
-    parser.add_argument("--k", type=int, default=5, help="units and passages per hop")
+    parser.add_argument("--k", type=int, default=5, help="units and passages per hop (default 5)")
 
 
 def _add_extract_arg(parser: argparse.ArgumentParser) -> None:
@@ -198,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_index_args(p)
     _add_model_args(p)
-    p.add_argument("--thread", default="default", help="conversation id")
+    p.add_argument("--thread", default="default", help="conversation id (default: default)")
     p.add_argument(
         "--database",
         default=None,

@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any
 
 from resin.agent import SAMPLE_DIR
-from resin.cli.render import last_turns, progress_bar, stream_answer
+from resin.cli.render import ProgressBar, last_turns, stream_answer
 
 
 def index_of(
@@ -134,15 +134,19 @@ def cmd_index(args: argparse.Namespace) -> int:
         bad_lines = len(errors) - not_indexed.total()
         model, nlp = extractors(args.extract, lambda: make_chat_model(args.model))
         concurrency = getattr(args, "concurrency", None) or default_concurrency(args.model)
-        report = Builder(
-            index,
-            model,
-            nlp=nlp,
-            concurrency=concurrency,
-            wait=wait,
-            on_wait=on_wait,
-            as_new=getattr(args, "as_new", False),
-        ).run(documents, progress=progress_bar("indexing"))
+        progress = ProgressBar("indexing")
+        try:
+            report = Builder(
+                index,
+                model,
+                nlp=nlp,
+                concurrency=concurrency,
+                wait=wait,
+                on_wait=on_wait,
+                as_new=getattr(args, "as_new", False),
+            ).run(documents, progress=progress)
+        finally:
+            progress.close()  # a build cut short: its error goes on a line of its own
         for problem in [*report.errors[:20], *report.warnings]:
             print(f"warning: {problem}", file=sys.stderr)
         share = report.grounded_share

@@ -22,7 +22,8 @@ def migrate_index(args: argparse.Namespace) -> int:
         return 2
     if not args.chroma_host:
         print(
-            "error: --migrate-to needs the Chroma server its vectors go to: give --chroma-host",
+            "error: --migrate-to needs the Chroma server its vectors go to: give --chroma-host "
+            "(RESIN_CHROMA_HOST)",
             file=sys.stderr,
         )
         return 2

@@ -13,19 +13,27 @@ if TYPE_CHECKING:
     from langgraph.types import Durability
 
 
-def progress_bar(desc: str) -> Any:
-    """A tqdm bar (passages and passages/s) driven by the builder's (done, total, report) callback."""
-    import time
+class ProgressBar:
+    """A tqdm bar (passages and passages/s) driven by the builder's (done, total, report) callback.
 
-    from tqdm import tqdm
+    `close` ends its line when a build stops short, so an error is printed on a line of its own.
+    """
 
-    bar: dict[str, Any] = {}
+    def __init__(self, desc: str) -> None:
+        self.desc = desc
+        self.bar: Any = None
+        self.started = 0.0
 
-    def update(done: int, total: int, report: Any) -> None:
-        if "bar" not in bar:
-            bar["bar"] = tqdm(total=total, desc=desc, unit="passage", file=sys.stderr)
-            bar["started"] = time.monotonic()
-        b = bar["bar"]
+    def __call__(self, done: int, total: int, report: Any) -> None:
+        """Draw `done` of `total` passages and the report's figures so far."""
+        import time
+
+        from tqdm import tqdm
+
+        if self.bar is None:
+            self.bar = tqdm(total=total, desc=self.desc, unit="passage", file=sys.stderr)
+            self.started = time.monotonic()
+        b = self.bar
         b.update(done - b.n)
         share = report.grounded_share
         tokens = report.prompt_tokens + report.completion_tokens
@@ -33,14 +41,17 @@ def progress_bar(desc: str) -> Any:
             units=report.units,
             grounded=f"{100 * share:.0f}%" if share is not None else "-",
             tokens=tokens,
-            tok_s=round(tokens / max(time.monotonic() - bar["started"], 1e-3)),
+            tok_s=round(tokens / max(time.monotonic() - self.started, 1e-3)),
             in_flight=report.in_flight,
             refresh=False,
         )
         if done >= total:
             b.close()
 
-    return update
+    def close(self) -> None:
+        """End the bar's line (a no-op once it is closed, or if it never started)."""
+        if self.bar is not None:
+            self.bar.close()
 
 
 def stream_answer(

@@ -3,8 +3,8 @@
 A deployment configures its processes by environment only, so every setting flag has one
 variable, read when the parser is built; a flag on the command line wins over its variable.
 Actions (--check, --delete, --migrate-to, ...) and output choices (--json, --trace) have none.
-`settings_table` is the table in docs/deployment.md (tests/unit/test_settings.py keeps the two
-equal): `python -m resin.cli.settings` prints it.
+`settings_table` is the table in docs/deployment.md: tests/unit/test_settings.py keeps the two
+equal, and prints the table when they differ.
 """
 
 from __future__ import annotations
@@ -105,28 +105,34 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 
 
 def settings_table(parser: argparse.ArgumentParser) -> str:
-    """The Markdown table of every variable: its flag, the commands that take it, its meaning."""
-    rows: dict[str, tuple[list[str], str]] = {}
+    """The Markdown table of every variable: its flag, the commands that take it, its meaning.
+
+    A flag whose help differs between commands (--model, --database) gets each meaning after
+    the commands it is theirs.
+    """
+    rows: dict[str, dict[str, list[str]]] = {}
     for name, sub in _subparsers(parser).items():
         if name not in COMMANDS:
             continue
         for action in sub._actions:
             flag = _flag(action)
             if flag is not None:
-                commands, _ = rows.setdefault(flag, ([], _meaning(action)))
-                commands.append(name)
+                rows.setdefault(flag, {}).setdefault(_meaning(action), []).append(name)
     lines = ["| variable | flag | commands | setting |", "|---|---|---|---|"]
-    for flag, (commands, meaning) in sorted(rows.items(), key=lambda r: list(ENV).index(r[0])):
-        lines.append(f"| `{ENV[flag]}` | `{flag}` | {', '.join(commands)} | {meaning} |")
+    for flag in sorted(rows, key=list(ENV).index):
+        meanings = rows[flag]
+        commands = ", ".join(c for names in meanings.values() for c in names)
+        setting = (
+            next(iter(meanings))
+            if len(meanings) == 1
+            else "; ".join(f"{', '.join(names)}: {text}" for text, names in meanings.items())
+        )
+        lines.append(f"| `{ENV[flag]}` | `{flag}` | {commands} | {setting} |")
     return "\n".join(lines)
 
 
 def _meaning(action: argparse.Action) -> str:
-    text = str(action.help or "").rsplit(" [env ", 1)[0]
-    return text.replace("|", "\\|").replace("%%", "%")
-
-
-if __name__ == "__main__":
-    from resin.cli import build_parser
-
-    print(settings_table(build_parser()))
+    text = str(action.help or "").rsplit(" [env ", 1)[0].replace("%%", "%")
+    if action.nargs == 0:
+        text += " (a switch: 1 or 0)"
+    return text.replace("|", "\\|")

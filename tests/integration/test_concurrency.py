@@ -4,9 +4,9 @@ import pytest
 
 from resin.agent.llm import make_chat_model
 from resin.evals.crash import run_trials, snapshot
-from resin.testing.faults import FaultyServer
 from resin.indexes.build import Builder
 from resin.indexes.documents import Document
+from resin.testing.faults import FaultyServer
 
 pytestmark = pytest.mark.slow
 

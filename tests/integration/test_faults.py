@@ -15,12 +15,12 @@ from resin.agent.context import Context
 from resin.agent.graph import builder
 from resin.agent.llm import ModelBackendError, make_chat_model, register_chat_model
 from resin.evals.crash import compare, snapshot
-from resin.testing.faults import FAULT_MODES, FaultyServer, fault_documents
 from resin.indexes.build import Builder
 from resin.indexes.documents import make_passages
 from resin.indexes.extraction import extract_passage
 from resin.indexes.index import close_indexes
 from resin.testing.chat import ScriptedChatModel, heuristic_reply
+from resin.testing.faults import FAULT_MODES, FaultyServer, fault_documents
 
 DOCS = fault_documents()
 TIMEOUT = 0.5  # seconds per try: the slow mode sleeps past it
