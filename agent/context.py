@@ -10,6 +10,7 @@ sets, e.g. in the `.env` that langgraph.json names), else from its default:
     RESIN_CHROMA_HOST, RESIN_CHROMA_PORT                     chroma_host, chroma_port
     RESIN_DATABASE_URL    database (catalog, graph and manifest in PostgreSQL)
     RESIN_PUBLIC_URL      public_url (else LANGGRAPH_API_URL, which `langgraph dev` sets)
+    RESIN_ANSWER_MODE, RESIN_K                               answer_mode, k_per_hop
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class Context:
         metadata={"description": "Model spec that gives the short answer."},
     )
     answer_mode: str = field(
-        default="auto",
+        default_factory=_env("RESIN_ANSWER_MODE", default="auto"),
         metadata={
             "description": "ranked: the short answer is the best-ranked candidate written in the "
             "passages; choices: the model picks it from those candidates (a schema enum); free: "
@@ -94,7 +95,8 @@ class Context:
         },
     )
     k_per_hop: int = field(
-        default=5, metadata={"description": "Units and passages retrieved per hop."}
+        default_factory=lambda: int(_env("RESIN_K", default="5")()),
+        metadata={"description": "Units and passages retrieved per hop."},
     )
     chain_depth: int = field(default=3, metadata={"description": "Maximum edges in a SARG chain."})
     tau: float = field(

@@ -197,4 +197,6 @@ def pg_builder_lock(
         try:
             yield
         finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", (_BUILD_LOCK,))
+            # a session the server dropped holds no lock: unlocking it would only raise again
+            if not conn.broken:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (_BUILD_LOCK,))

@@ -77,7 +77,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         )
         return 2
     if check:
-        return _check_index(args)
+        from resin.cli.maintenance import check_index_command
+
+        return check_index_command(index_of(args, checking=True))
     if getattr(args, "migrate_to", None):
         from resin.cli.migration import migrate_index
 
@@ -111,7 +113,9 @@ def cmd_index(args: argparse.Namespace) -> int:
             if not args.paths and not args.delete:
                 return 0
         if repair:
-            status = _repair_index(index, wait, on_wait)
+            from resin.cli.maintenance import repair_index_command
+
+            status = repair_index_command(index, wait, on_wait)
             if not args.paths and not args.delete:
                 return status
         if args.delete:
@@ -185,40 +189,6 @@ def cmd_index(args: argparse.Namespace) -> int:
         return 1
     finally:
         index.close()
-
-
-def _check_index(args: argparse.Namespace) -> int:
-    """`resin index --check`: 0 when the catalog, Chroma and the graph agree, else 1."""
-    from resin.indexes.index import index_command
-    from resin.indexes.integrity import check_index
-
-    index = index_of(args, checking=True)
-    try:
-        found = check_index(index)
-    finally:
-        index.close()
-    print("\n".join(found.lines()))
-    if found.consistent:
-        return 0
-    print(f"`{index_command(index.config, '--repair')}` makes them agree again")
-    return 1
-
-
-def _repair_index(index: Any, wait: bool, on_wait: Any) -> int:
-    """`resin index --repair`: mend the index, then check it; 0 when it is consistent."""
-    from resin.indexes.build import Builder
-    from resin.indexes.integrity import check_index, repair_index
-    from resin.indexes.nlp_extraction import NlpExtractor
-
-    # no model: a repair reads the extraction cache, and parses what the cache lacks
-    builder = Builder(index, None, nlp=NlpExtractor(), wait=wait, on_wait=on_wait)
-    repaired = repair_index(builder)
-    print(f"repaired index {index.config.path}: {repaired.summary()}")
-    for problem in repaired.unmended:
-        print(f"error: {problem}", file=sys.stderr)
-    found = check_index(index)
-    print("\n".join(found.lines()))
-    return 0 if found.consistent and not repaired.unmended else 1
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
