@@ -24,6 +24,7 @@ from resin.indexes.base import (
     Entity,
     GraphStore,
     Hit,
+    LexicalSearch,
     Link,
     Step,
     VectorIndex,
@@ -84,7 +85,9 @@ class IndexReads:
         graph: GraphStore,
         vectors: VectorIndex,
         embedder: Embedder,
+        lexical: LexicalSearch | None = None,
     ) -> None:
+        """`lexical` ranks passages by BM25 where the store can (PostgreSQL); else it is built here."""
         self.catalog = catalog
         self.graph = graph
         self.vectors = vectors
@@ -97,6 +100,7 @@ class IndexReads:
         # (passage count, when it was last checked, BM25 over the passages)
         self._bm25: tuple[int, float, BM25] | None = None
         self._bm25_lock = threading.Lock()
+        self.lexical = lexical
 
     # embedding ------------------------------------------------------------------------------
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -194,7 +198,7 @@ class IndexReads:
         """Ids and scores of the `k` passages best for the query: by embedding, or by BM25."""
         if mode == "dense":
             return self.vectors.nearest("passages", self.query_vector(query), k)
-        return self._lexical().search(query, k)
+        return (self.lexical or self._lexical()).search(query, k)
 
     def _lexical(self) -> BM25:
         """BM25 over the passages, rebuilt only when their count changes."""
@@ -209,12 +213,6 @@ class IndexReads:
                 bm25 = self._bm25[2]
             self._bm25 = (count, now, bm25)
             return bm25
-
-    def rebuild_lexical(self) -> None:
-        """Build BM25 afresh, now: a reloaded generation's, before it serves a request."""
-        self._bm25_lock = threading.Lock()
-        self._bm25 = None
-        self._lexical()
 
     def passage_vectors(self, pids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The stored passages among `pids` and their vectors, through an LRU cache.
@@ -297,6 +295,15 @@ class IndexReads:
         The list is shared (a traversal asks for a hub's steps again and again): read it only.
         """
         return self.graph.heaviest_steps(entity_id, direction, n)
+
+    def steps_within(
+        self, starts: Sequence[str], direction: Direction, n: int, depth: int
+    ) -> dict[str, list[Step]]:
+        """`heaviest_steps` of every entity fewer than `depth` steps from `starts`, by entity.
+
+        A walk's edges read at once (one query in PostgreSQL) rather than one node at a time.
+        """
+        return self.graph.steps_within(starts, direction, n, depth)
 
     def link(self, head: str, tail: str) -> Link:
         """The edge head → tail, with the units that support it."""
