@@ -186,9 +186,10 @@ def _servers(runs: Path) -> Iterator[Callable[[str], list[str]]]:
         with chroma_server(Path(chroma)) as (port, _pid):
 
             def serve(name: str) -> list[str]:
+                database = f"resin_{name}"  # a set's folder may start with a digit
                 with psycopg.connect(url, autocommit=True) as conn:
-                    conn.execute(f"CREATE DATABASE {name}")
-                database = url.rsplit("/", 1)[0] + f"/{name}"
+                    conn.execute(f"CREATE DATABASE {database}")
+                database = url.rsplit("/", 1)[0] + f"/{database}"
                 return ["--database", database, "--chroma-host", "127.0.0.1"] + [
                     "--chroma-port",
                     str(port),
