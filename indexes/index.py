@@ -342,8 +342,9 @@ class Index(IndexReads):
         self.catalog.close()
 
 
-# The indexes this process has open, by everything that makes two opens differ.
-_Key = tuple[IndexConfig, str, bool]
+# The indexes this process has open, by everything that makes two opens differ: config, embedder,
+# checking, and replica (a database index opened to answer reads by SQL; a builder's loads).
+_Key = tuple[IndexConfig, str, bool, bool]
 _OPEN: dict[_Key, Index] = {}
 # The stop events of the threads that follow a database index's generations, by the same keys.
 _FOLLOWING: dict[_Key, threading.Event] = {}
@@ -413,6 +414,9 @@ def open_index(
     `checking` opens an unreadable graph file as empty, for `resin.indexes.integrity` to report or rebuild.
     `database` (a postgresql:// URL) keeps the catalog, graph and manifest there, for several
     machines, and needs `chroma_host`; `path` then only places the chat's SQLite checkpoints.
+    Opened there to answer (neither `create` nor `checking`), it is a replica that reads its
+    graph and BM25 by SQL and follows new generations; a builder's open, in the same process
+    too, is another `Index` that loads them.
     """
     config = IndexConfig(
         path=resolve_index_path(path),
@@ -437,11 +441,11 @@ def open_index(
         )
     if embedder is None or isinstance(embedder, str):
         embedder = make_embedder(embedder)
-    key = (config, embedder_name(embedder), checking)
+    replica = bool(config.database) and not (create or checking)
+    key = (config, embedder_name(embedder), checking, replica)
     with _OPEN_LOCK:
         index = _OPEN.get(key)
         if index is None:
-            replica = bool(config.database) and not (create or checking)
             index = _OPEN[key] = Index(config, embedder, migrate, checking, replica)
             if config.database and replica:
                 _follow(key, config.database)
