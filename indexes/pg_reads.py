@@ -17,10 +17,8 @@ opens the next one's.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from psycopg import Connection
@@ -28,6 +26,7 @@ from psycopg import Connection
 from resin.indexes.base import Direction, Step, VectorIndex, Vectors
 from resin.indexes.database import shown_url
 from resin.indexes.pg_catalog import PgCatalog
+from resin.indexes.reads import LruCache
 from resin.indexes.store_writes import entity_id
 from resin.indexes.units import ReasoningUnit, entity_key
 
@@ -35,41 +34,10 @@ _CACHE_SIZE = 32768
 # A name search for causes reads this many nearest names, more while the farthest still passes tau.
 _CAUSE_SCAN = 64
 _CAUSE_SCAN_MAX = 4096
-_K = TypeVar("_K", bound=Hashable)
-_V = TypeVar("_V")
 
 
 class ReadOnlyGraphError(RuntimeError):
     """A write to a replica's graph: only a builder (`open_index(create=True)`) writes."""
-
-
-class _Lru(OrderedDict[_K, _V]):
-    """A bounded, thread-safe map: the least recently read entry goes first."""
-
-    def __init__(self, size: int = _CACHE_SIZE) -> None:
-        super().__init__()
-        self.size = size
-        self.lock = threading.Lock()
-
-    def through(self, keys: Sequence[_K], load: Callable[[list[_K]], dict[_K, _V]]) -> dict[_K, _V]:
-        """The values of `keys`: cached ones, the rest from `load` (which gives every key one)."""
-        with self.lock:
-            found = {k: self[k] for k in keys if k in self}
-            for key in found:
-                self.move_to_end(key)
-        missing = [k for k in dict.fromkeys(keys) if k not in found]
-        if missing:
-            fresh = load(missing)
-            found.update(fresh)
-            self.put(fresh)
-        return found
-
-    def put(self, items: Mapping[_K, _V]) -> None:
-        """Hold these entries, dropping the least recently read beyond the size."""
-        with self.lock:
-            self.update(items)
-            while len(self) > self.size:
-                self.popitem(last=False)
 
 
 def _steps_sql(node: str, direction: Direction) -> str:
@@ -123,11 +91,11 @@ class PgGraphReads:
         self.vectors = vectors
         row = self._rows("SELECT value FROM generation")
         self.generation = int(row[0][0]) if row else 0
-        self._node_of: _Lru[str, str | None] = _Lru()
-        self._names: _Lru[str, list[str]] = _Lru()
-        self._steps: _Lru[tuple[str, str, int], list[Step]] = _Lru()
-        self._vectors: _Lru[str, np.ndarray | None] = _Lru()
-        self._near: _Lru[tuple[str, float, int], list[str]] = _Lru()
+        self._node_of: LruCache[str, str | None] = LruCache(_CACHE_SIZE)
+        self._names: LruCache[str, list[str]] = LruCache(_CACHE_SIZE)
+        self._steps: LruCache[tuple[str, str, int], list[Step]] = LruCache(_CACHE_SIZE)
+        self._vectors: LruCache[str, np.ndarray | None] = LruCache(_CACHE_SIZE)
+        self._near: LruCache[tuple[str, float, int], list[str]] = LruCache(_CACHE_SIZE)
         self._edge_count: int | None = None
 
     def _rows(self, query: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[Any]:

@@ -13,7 +13,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 import numpy as np
 
@@ -47,20 +47,20 @@ ABOUT_SCAN = 256
 _BM25_CHECK_SECONDS = 5.0
 
 Scored = tuple[str, float]
+K = TypeVar("K")
+V = TypeVar("V")
 
 
-class _VectorCache:
-    """A thread-safe LRU map from strings to vectors."""
+class LruCache(Generic[K, V]):
+    """A thread-safe LRU map: the least recently read entry goes first beyond `size`."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._items: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
 
-    def through(
-        self, keys: Sequence[str], load: Callable[[list[str]], dict[str, np.ndarray]]
-    ) -> dict[str, np.ndarray]:
-        """The vectors of `keys`: cached ones, the rest from `load` (which may not find some)."""
+    def through(self, keys: Sequence[K], load: Callable[[list[K]], dict[K, V]]) -> dict[K, V]:
+        """The values of `keys`: cached ones, the rest from `load` (which may not find some)."""
         with self._lock:
             found = {k: self._items[k] for k in keys if k in self._items}
             for key in found:
@@ -69,11 +69,15 @@ class _VectorCache:
         if missing:
             fresh = load(missing)
             found.update(fresh)
-            with self._lock:
-                self._items.update(fresh)
-                while len(self._items) > self.size:
-                    self._items.popitem(last=False)
+            self.put(fresh)
         return found
+
+    def put(self, items: dict[K, V]) -> None:
+        """Hold these entries, dropping the least recently read beyond the size."""
+        with self._lock:
+            self._items.update(items)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
 
 
 class IndexReads:
@@ -92,11 +96,11 @@ class IndexReads:
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
-        self._query_vectors = _VectorCache(_QUERY_CACHE_SIZE)
+        self._query_vectors = LruCache[str, np.ndarray](_QUERY_CACHE_SIZE)
         # Passage ids derive from content, so a cached vector never goes stale.
-        self._passage_vectors = _VectorCache(_PASSAGE_CACHE_SIZE)
+        self._passage_vectors = LruCache[str, np.ndarray](_PASSAGE_CACHE_SIZE)
         # Sentence ids hold their passage's content id: the same holds for them.
-        self._sentence_vectors = _VectorCache(_SENTENCE_CACHE_SIZE)
+        self._sentence_vectors = LruCache[str, np.ndarray](_SENTENCE_CACHE_SIZE)
         # (passage count, when it was last checked, BM25 over the passages)
         self._bm25: tuple[int, float, BM25] | None = None
         self._bm25_lock = threading.Lock()
