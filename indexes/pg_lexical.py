@@ -11,6 +11,7 @@ with, and a tsvector cannot give one term's count without unpacking every lexeme
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -26,14 +27,14 @@ if TYPE_CHECKING:
 
 # Passages a schema upgrade or a migration reads at a time to write their postings.
 _FILL_BATCH = 2000
-# The Okapi sum of `BM25.search` over the postings of the query's terms.
+# The Okapi sum of `BM25.search` over the query's terms (their idf given), for the passages that
+# hold one of the `among` terms.
 _SEARCH = """
-WITH df AS (
-    SELECT term, ln(1 + (%(n)s - count(*) + 0.5) / (count(*) + 0.5)) AS idf
-    FROM passage_terms WHERE term = ANY(%(terms)s) GROUP BY term)
-SELECT t.pid, sum(df.idf * t.tf * (%(k1)s + 1)
+WITH q AS (SELECT * FROM unnest(%(terms)s::text[], %(idf)s::float8[]) AS q(term, idf)),
+c AS (SELECT DISTINCT pid FROM passage_terms WHERE term = ANY(%(among)s))
+SELECT t.pid, sum(q.idf * t.tf * (%(k1)s + 1)
                   / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * t.length / %(mean)s))) AS score
-FROM passage_terms t JOIN df ON df.term = t.term
+FROM c JOIN passage_terms t ON t.pid = c.pid JOIN q ON q.term = t.term
 GROUP BY t.pid ORDER BY score DESC, t.pid LIMIT %(k)s
 """
 
@@ -108,15 +109,43 @@ class PgLexical:
             return self._figures
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
-        """The `k` best (passage id, BM25 score) pairs for the query, best first (ties by id)."""
+        """The `k` best (passage id, BM25 score) pairs for the query, best first (ties by id).
+
+        Exact, as MaxScore is: the passages holding the rarest terms are scored in full first;
+        a passage holding none of them scores at most what the other terms can add (each less
+        than idf·(k1+1)), so when that bound is below the k-th score found, no other passage
+        can enter and the postings of the common terms are never all read.
+        """
         terms = sorted(set(tokenize(query)))
         n, mean = self.figures()
         if not terms or not n:
             return []
         with self.catalog.connection() as conn:
-            rows = conn.execute(
-                _SEARCH, {"n": n, "terms": terms, "k1": K1, "b": B, "mean": mean or 1.0, "k": k}
-            ).fetchall()
+            df = dict(
+                conn.execute(
+                    "SELECT term, count(*) FROM passage_terms WHERE term = ANY(%s) GROUP BY term",
+                    (terms,),
+                ).fetchall()
+            )
+            idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in df}
+            rarest = sorted(idf, key=lambda t: (-idf[t], t))
+            rows: list[tuple[str, float]] = []
+            for cut in range(1, len(rarest) + 1):
+                rows = conn.execute(
+                    _SEARCH,
+                    {
+                        "terms": list(idf),
+                        "idf": list(idf.values()),
+                        "among": rarest[:cut],
+                        "k1": K1,
+                        "b": B,
+                        "mean": mean or 1.0,
+                        "k": k,
+                    },
+                ).fetchall()
+                bound = sum(idf[t] * (K1 + 1) for t in rarest[cut:])
+                if len(rows) == k and bound < rows[-1][1]:
+                    break
         return [(pid, float(score)) for pid, score in rows if score > 0]
 
 

@@ -86,10 +86,14 @@ def _same_reads(loaded: Index, replica: Index) -> None:
     assert got == want and np.allclose(vectors, expected)
     for question in QUESTIONS:
         assert replica.causes_like(question, 0.3, 5) == loaded.causes_like(question, 0.3, 5)
-        lexical = replica.search_passages(question, 5, "lexical")
-        memory = loaded.search_passages(question, 5, "lexical")
-        assert [p for p, _ in lexical] == [p for p, _ in memory]
-        assert np.allclose([s for _, s in lexical], [s for _, s in memory], rtol=1e-5)
+    # passages' own sentences: rare and common words together, so the pruning is exercised
+    sentences = [s.text for p in loaded.catalog.iter_passages() for s in p.sentences[:2]]
+    for query in [*QUESTIONS, *sentences, "the river", "zzz unknown words"]:
+        for k in (1, 5, 50):
+            lexical = replica.search_passages(query, k, "lexical")
+            memory = loaded.search_passages(query, k, "lexical")
+            assert [p for p, _ in lexical] == [p for p, _ in memory], (query, k)
+            assert np.allclose([s for _, s in lexical], [s for _, s in memory], rtol=1e-5)
     causes = [
         n
         for n in nodes
