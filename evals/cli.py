@@ -110,6 +110,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="leave the sampled questions' gold passages out of the corpus (the right answer is "
         "then 'not found'; the summary's 'not found' column says how often systems say so)",
     )
+    p.add_argument(
+        "--database",
+        default=None,
+        help="serve the systems from this PostgreSQL database (empty, or holding this run's "
+        "copy): the index built in --index is copied there, its vectors to --chroma-host",
+    )
+    p.add_argument("--chroma-host", default="", help="the Chroma server of --database")
+    p.add_argument("--chroma-port", type=int, default=8000, help="its port (default: 8000)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_concurrency_arg(p)
     return p
@@ -139,6 +147,11 @@ def command_line(args: argparse.Namespace) -> str:
         value = getattr(args, attr, None)
         if value is not None:
             parts += [flag, str(value)]
+    if getattr(args, "database", None):
+        from resin.indexes.database import shown_url
+
+        parts += ["--database", shown_url(args.database), "--chroma-host", args.chroma_host]
+        parts += ["--chroma-port", str(args.chroma_port)]
     if getattr(args, "subset", False):
         parts.append("--subset")
     if getattr(args, "drop_gold", False):
@@ -179,6 +192,9 @@ def run(args: argparse.Namespace) -> int:
         answer_mode=args.answer_mode,
         drop_gold=args.drop_gold,
         plan_model=args.plan_model or "auto",
+        database=args.database,
+        chroma_host=args.chroma_host,
+        chroma_port=args.chroma_port,
     )
     run_eval(config)
     print((Path(args.out) / "summary.md").read_text(encoding="utf-8"))

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,18 +34,22 @@ MODEL = "embedded"
 COLUMNS = (("EM", "em"), ("F1", "f1"), ("R@5", "recall@5"))
 
 
-def eval_argv(data: Path, out: Path, limit: int, seed: int, quiet: bool) -> list[str]:
-    """The `resin eval` arguments of one set's run."""
+def eval_argv(
+    data: Path, out: Path, limit: int, seed: int, quiet: bool, serve: Sequence[str] = ()
+) -> list[str]:
+    """The `resin eval` arguments of one set's run (`serve`: its --database flags, if any)."""
     argv = ["eval", "--data", str(data), "--subset", "--limit", str(limit), "--seed", str(seed)]
-    argv += ["--model", MODEL, "--systems", ",".join(SYSTEMS), "--out", str(out)]
+    argv += ["--model", MODEL, "--systems", ",".join(SYSTEMS), "--out", str(out), *serve]
     return argv + (["--quiet"] if quiet else [])
 
 
-def run_set(data: Path, out: Path, limit: int, seed: int, quiet: bool) -> dict[str, Any]:
+def run_set(
+    data: Path, out: Path, limit: int, seed: int, quiet: bool, serve: Sequence[str] = ()
+) -> dict[str, Any]:
     """Run (or resume) `resin eval` on one set; its results.json."""
     from resin.evals.cli import main as eval_main
 
-    code = eval_main(eval_argv(data, out, limit, seed, quiet))
+    code = eval_main(eval_argv(data, out, limit, seed, quiet, serve))
     if code != 0:
         raise SystemExit(f"resin eval on {data} failed (exit {code})")
     report: dict[str, Any] = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -113,6 +119,11 @@ def report_markdown(figures: dict[str, Any]) -> str:
         f"{settings['extract']}`, k = {settings['k']}), "
         f"run folders under `{settings['runs']}/` (each with its summary.md)"
     )
+    if settings.get("postgres"):
+        lines.append(
+            "- served from PostgreSQL: each set's index, built as above, copied into a database "
+            "of its own (`resin eval --database`), its vectors on a Chroma server on this machine"
+        )
     if figures["fitted_on"]:
         lines.append(
             "- in-sample: the agent's shipped weights were fit on these files (dense and BM25 use "
@@ -159,6 +170,34 @@ def write_report(
     return figures
 
 
+@contextmanager
+def _servers(runs: Path) -> Iterator[Callable[[str], list[str]]]:
+    """PostgreSQL and Chroma for the block; a set's name → the `resin eval` flags to serve it.
+
+    Each set gets an empty database of its own (one index per database).
+    """
+    import psycopg
+
+    from resin.evals.bench_postgres import chroma_server
+    from resin.evals.postgres import postgres
+
+    runs.mkdir(parents=True, exist_ok=True)
+    with postgres() as url, tempfile.TemporaryDirectory(dir=runs) as chroma:
+        with chroma_server(Path(chroma)) as (port, _pid):
+
+            def serve(name: str) -> list[str]:
+                database = f"resin_{name}"  # a set's folder may start with a digit
+                with psycopg.connect(url, autocommit=True) as conn:
+                    conn.execute(f"CREATE DATABASE {database}")
+                database = url.rsplit("/", 1)[0] + f"/{database}"
+                return ["--database", database, "--chroma-host", "127.0.0.1"] + [
+                    "--chroma-port",
+                    str(port),
+                ]
+
+            yield serve
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the three sets (resuming), then write the report and its JSON."""
     parser = argparse.ArgumentParser(prog="python -m resin.evals.multihop", description=__doc__)
@@ -168,18 +207,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=Path, default=Path("evals/runs/multihop"))
     parser.add_argument("--out", type=Path, default=Path("evals/results/multihop.md"))
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="serve each set's index from PostgreSQL: a throwaway server and a Chroma server "
+        "are started, and each index is copied into a database of its own",
+    )
     args = parser.parse_args(argv)
     missing = [str(args.data_dir / f) for f in SETS.values() if not (args.data_dir / f).exists()]
     if missing:
         parser.error(f"missing data: {', '.join(missing)}")
-    reports = {
-        name: run_set(
-            args.data_dir / file, args.runs / Path(file).parent, args.limit, args.seed, args.quiet
-        )
-        for name, file in SETS.items()
-    }
+    with ExitStack() as stack:
+        serve = stack.enter_context(_servers(args.runs)) if args.postgres else None
+        reports = {
+            name: run_set(
+                args.data_dir / file,
+                args.runs / Path(file).parent,
+                args.limit,
+                args.seed,
+                args.quiet,
+                serve(Path(file).parent.name) if serve else (),
+            )
+            for name, file in SETS.items()
+        }
     run = reports["HotpotQA"]["run"]
     settings = {"limit": args.limit, "seed": args.seed, "model": MODEL, "runs": str(args.runs)}
+    settings["postgres"] = args.postgres
     settings |= {"extract": run["extract"], "k": run["k"]}
     write_report(reports, settings, args.out, command_of("resin.evals.multihop", argv))
     print(args.out.read_text(encoding="utf-8"))

@@ -71,6 +71,9 @@ class RunConfig:
     answer_mode: str = "auto"  # how every system reaches its short answer (Context.answer_mode)
     drop_gold: bool = False  # the corpus without the sampled questions' gold documents
     plan_model: str = "auto"  # the agent's planner (Context.plan_model): auto, parsed, none, a spec
+    database: str | None = None  # serve from a PostgreSQL copy of the index built in `index`
+    chroma_host: str = ""  # the Chroma server of `database`
+    chroma_port: int = 8000
 
 
 def _log(config: RunConfig, message: str) -> None:
@@ -105,6 +108,7 @@ def fingerprint(config: RunConfig, data: Dataset, passage_chars: int) -> dict[st
         **({"answer_mode": config.answer_mode} if config.answer_mode != "auto" else {}),
         **({"drop_gold": True} if config.drop_gold else {}),
         **({"plan_model": config.plan_model} if config.plan_model != "auto" else {}),
+        **({"served_from": "postgresql"} if config.database else {}),
     }
 
 
@@ -211,6 +215,21 @@ def extraction_cost(
     }
 
 
+def copy_to_database(config: RunConfig, index_path: Path) -> None:
+    """Copy the index built in `index_path` into the run's database, unless a rerun did already.
+
+    The systems then read the same index through PostgreSQL's reads (`resin.indexes.pg_reads`).
+    """
+    from resin.indexes.pg_migrate import migrate_to
+    from resin.indexes.pg_schema import has_index
+
+    assert config.database
+    if not has_index(config.database):
+        source = open_index(index_path, config.embedder)
+        migrate_to(source, config.database, config.chroma_host, config.chroma_port)
+        close_indexes()
+
+
 # --- the run ------------------------------------------------------------------------------------
 
 
@@ -235,12 +254,17 @@ def run_eval(config: RunConfig) -> dict[str, Any]:
     build["failed_passages"] = len(report_build.failed_passages)
     corpus = corpus_maps(data, passage_chars)
     close_indexes()  # the agent must see the index as just built
+    if config.database:
+        copy_to_database(config, index_path)
     context = Context.one_model(
         config.model,
         plan_model=config.plan_model,
         embedder=config.embedder,
         index_path=str(index_path),
-        chroma_host="",  # the index was just built in index_path, whatever RESIN_CHROMA_HOST says
+        # the index just built in index_path, whatever RESIN_CHROMA_HOST says, or its copy
+        chroma_host=config.chroma_host if config.database else "",
+        chroma_port=config.chroma_port,
+        database=config.database or "",
         k_per_hop=config.k,
         answer_mode=config.answer_mode,
     )

@@ -122,6 +122,13 @@ class VectorIndex(Protocol):
         """Number of records in a collection."""
 
 
+class LexicalSearch(Protocol):
+    """Passages ranked by BM25 for a query."""
+
+    def search(self, query: str, k: int) -> list[tuple[str, float]]:
+        """The `k` best (passage id, score) pairs, best first."""
+
+
 class CatalogStore(Protocol):
     """The build's bookkeeping: documents, passages, unit rows, mentions, scans, extraction cache.
 
@@ -293,6 +300,11 @@ class GraphStore(Protocol):
 
     def heaviest_steps(self, node: str, direction: Direction, n: int) -> list[Step]:
         """The `n` heaviest edges at `node`, out-edges first on ties (a shared list: read only)."""
+
+    def steps_within(
+        self, starts: Sequence[str], direction: Direction, n: int, depth: int
+    ) -> dict[str, list[Step]]:
+        """`heaviest_steps` of every node fewer than `depth` steps from `starts`, by node."""
 
     def edge(self, head: str, tail: str) -> dict[str, Any]:
         """The edge's relations, provenance (unit ids), weight, and causal flag if set."""

@@ -228,6 +228,21 @@ class EntityGraph:
             steps = self._steps[key] = [Step(h, t, way) for h, t, way, _ in heaviest]
         return steps
 
+    def steps_within(
+        self, starts: Sequence[str], direction: Direction, n: int, depth: int
+    ) -> dict[str, list[Step]]:
+        """`heaviest_steps` of every node fewer than `depth` steps from `starts`, by node."""
+        found: dict[str, list[Step]] = {}
+        frontier = list(dict.fromkeys(starts))
+        for _ in range(depth):
+            reached = []
+            for node in frontier:
+                if node not in found:
+                    found[node] = self.heaviest_steps(node, direction, n)
+                    reached += [t if way == "forward" else h for h, t, way in found[node]]
+            frontier = reached
+        return found
+
     def _forget_steps(self) -> None:
         self._steps.clear()
         self._causes = None

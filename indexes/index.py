@@ -21,9 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from resin.indexes.base import CatalogStore, GraphStore
+from resin.indexes.base import CatalogStore, GraphStore, LexicalSearch
 from resin.indexes.catalog import Catalog
 from resin.indexes.documents import DEFAULT_PASSAGE_CHARS
 from resin.indexes.embeddings import Embedder, embedder_name, make_embedder
@@ -126,18 +124,22 @@ class Index(IndexReads):
         embedder: Embedder,
         migrate: bool = False,
         checking: bool = False,
+        replica: bool = False,
     ) -> None:
         """Open the index, creating it if the folder holds none, refusing another embedder's.
 
         `migrate` moves the vectors of an index built before per-index collection names into
         its own collections on a Chroma server (an embedded store belongs to its index alone
         and is migrated on open). `checking` (an integrity check or repair) opens a graph file
-        that cannot be read as an empty graph.
+        that cannot be read as an empty graph. `replica` (a PostgreSQL index opened to answer,
+        not to build or check) loads nothing: its graph and BM25 are read by SQL
+        (`resin.indexes.pg_reads`, `resin.indexes.pg_lexical`).
         """
         self.config = config
         self.manifest_path = config.path / "manifest.json"
         catalog: CatalogStore
-        graph: GraphStore
+        graph: GraphStore | None = None
+        lexical: LexicalSearch | None = None
         if config.database:
             from resin.indexes.database import require_driver
 
@@ -147,7 +149,8 @@ class Index(IndexReads):
 
             catalog = self._pg = PgCatalog(config.database)
             self.manifest = self._check_manifest(embedder_name(embedder))
-            graph = PgGraph(self._pg, config.merge_threshold)
+            if not replica:
+                graph = PgGraph(self._pg, config.merge_threshold)
         else:
             self._make_folder()
             self.manifest = self._check_manifest(embedder_name(embedder))
@@ -164,8 +167,14 @@ class Index(IndexReads):
             store_name(config.path, config.chroma_host, config.chroma_port),
             create=catalog.is_empty(),
         )
-        super().__init__(catalog, graph, vectors, embedder)
-        self._load_entity_vectors()
+        if graph is None:
+            from resin.indexes.pg_lexical import PgLexical
+            from resin.indexes.pg_reads import PgGraphReads
+
+            graph, lexical = PgGraphReads(self._pg, vectors), PgLexical(self._pg)
+        super().__init__(catalog, graph, vectors, embedder, lexical)
+        if not replica:
+            self._load_entity_vectors()
         self._fill_unit_subjects()
 
     def _entity_keys(self, ids: Sequence[str]) -> dict[str, str]:
@@ -178,45 +187,22 @@ class Index(IndexReads):
         key_of = self._entity_keys(ids)
         self.graph.load_vectors([key_of.get(i, "") for i in ids], vecs)
 
-    def _reload_entity_vectors(self, held: GraphStore) -> None:
-        """As `_load_entity_vectors`, reading from Chroma only the names `held` has no vector for.
-
-        Most of a reload's time was every name's vector read again over the network.
-        """
-        from resin.indexes.store_writes import entity_id
-
-        keys, vectors = held.name_vectors()
-        row = {entity_id(k): i for i, k in enumerate(keys)}
-        stored = self.vectors.ids("entities")
-        new_ids, new_vectors = self.vectors.get_vectors(
-            "entities", [i for i in stored if i not in row]
-        )
-        new_keys = self._entity_keys(new_ids)
-        kept = [row[i] for i in stored if i in row]
-        parts = ([vectors[kept]] if kept else []) + ([new_vectors] if new_ids else [])
-        self.graph.load_vectors(
-            [keys[r] for r in kept] + [new_keys.get(i, "") for i in new_ids],
-            np.concatenate(parts) if parts else np.zeros((0, 0), np.float32),
-        )
-
     @property
     def generation(self) -> int:
         """The database generation this index holds: its own builds' saves advance it too."""
         return self.graph.generation
 
     def reloaded(self) -> Index:
-        """This index at the database's latest generation, built aside to be swapped in whole.
+        """This replica at the database's latest generation, to be swapped in whole.
 
-        The copy shares the connections, the vector store and the embedder, and loads its own
-        graph and entity vectors and builds its BM25 before it is returned: a request holds
-        one generation or the next, never part of each.
+        The copy shares the connections, the vector store and the embedder; it reads only the
+        generation, and starts its graph's caches and BM25 figures empty.
         """
-        from resin.indexes.pg_graph import PgGraph
+        from resin.indexes.pg_lexical import PgLexical
+        from resin.indexes.pg_reads import PgGraphReads
 
         fresh = copy.copy(self)
-        fresh.graph = PgGraph(self._pg, self.config.merge_threshold)
-        fresh._reload_entity_vectors(self.graph)
-        fresh.rebuild_lexical()
+        fresh.graph, fresh.lexical = PgGraphReads(self._pg, self.vectors), PgLexical(self._pg)
         return fresh
 
     def _make_folder(self) -> None:
@@ -364,8 +350,9 @@ class Index(IndexReads):
         self.catalog.close()
 
 
-# The indexes this process has open, by everything that makes two opens differ.
-_Key = tuple[IndexConfig, str, bool]
+# The indexes this process has open, by everything that makes two opens differ: config, embedder,
+# checking, and replica (a database index opened to answer reads by SQL; a builder's loads).
+_Key = tuple[IndexConfig, str, bool, bool]
 _OPEN: dict[_Key, Index] = {}
 # The stop events of the threads that follow a database index's generations, by the same keys.
 _FOLLOWING: dict[_Key, threading.Event] = {}
@@ -435,6 +422,9 @@ def open_index(
     `checking` opens an unreadable graph file as empty, for `resin.indexes.integrity` to report or rebuild.
     `database` (a postgresql:// URL) keeps the catalog, graph and manifest there, for several
     machines, and needs `chroma_host`; `path` then only places the chat's SQLite checkpoints.
+    Opened there to answer (neither `create` nor `checking`), it is a replica that reads its
+    graph and BM25 by SQL and follows new generations; a builder's open, in the same process
+    too, is another `Index` that loads them.
     """
     if database:
         from resin.indexes.database import check_url
@@ -463,12 +453,13 @@ def open_index(
         )
     if embedder is None or isinstance(embedder, str):
         embedder = make_embedder(embedder)
-    key = (config, embedder_name(embedder), checking)
+    replica = bool(config.database) and not (create or checking)
+    key = (config, embedder_name(embedder), checking, replica)
     with _OPEN_LOCK:
         index = _OPEN.get(key)
         if index is None:
-            index = _OPEN[key] = Index(config, embedder, migrate=migrate, checking=checking)
-            if config.database and not (create or checking):
+            index = _OPEN[key] = Index(config, embedder, migrate, checking, replica)
+            if config.database and replica:
                 _follow(key, config.database)
         return index
 

@@ -43,10 +43,15 @@ def word_runs(words: Sequence[str], longest: int) -> Iterator[str]:
             yield " ".join(words[i : i + size])
 
 
-class BM25:
-    """Okapi BM25 (k1=1.5, b=0.75) over (id, text) pairs."""
+# Okapi BM25's parameters, here and in PostgreSQL's postings (`pg_lexical`).
+K1 = 1.5
+B = 0.75
 
-    def __init__(self, docs: Iterable[tuple[str, str]], k1: float = 1.5, b: float = 0.75) -> None:
+
+class BM25:
+    """Okapi BM25 (k1=K1, b=B) over (id, text) pairs."""
+
+    def __init__(self, docs: Iterable[tuple[str, str]], k1: float = K1, b: float = B) -> None:
         """Index the documents."""
         self.ids: list[str] = []
         lengths: list[int] = []

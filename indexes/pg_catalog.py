@@ -27,6 +27,7 @@ from resin.indexes.catalog_rows import (
     record_of_row,
 )
 from resin.indexes.documents import Passage
+from resin.indexes.pg_lexical import forget_terms, write_terms
 from resin.indexes.pg_schema import connect_pool, kinds_condition, sql_limit, upsert
 from resin.indexes.units import entity_key
 
@@ -113,6 +114,7 @@ class PgCatalog(CatalogFigures):
     def put_document(self, record: DocumentRecord, passages: list[Passage]) -> None:
         """Record a document and its passages (replacing any earlier version), in one transaction."""
         with self.connection() as conn, conn.cursor() as cur:
+            forget_terms(cur, "SELECT pid FROM passages WHERE doc_id=%s", (record.doc_id,))
             cur.execute("DELETE FROM passages WHERE doc_id=%s", (record.doc_id,))
             cur.execute(
                 upsert("documents", _DOC_COLUMNS),
@@ -143,6 +145,7 @@ class PgCatalog(CatalogFigures):
                     upsert("passages", "pid, doc_id, position, title, text, sentences, title_key"),
                     rows,
                 )
+                write_terms(cur, [(p.id, p.title, p.text) for p in passages])
 
     def mark_complete(self, flags: Iterable[tuple[str, bool]]) -> None:
         """Record, per (document id, flag), whether every passage of the document was extracted."""
@@ -150,7 +153,8 @@ class PgCatalog(CatalogFigures):
 
     def delete_document(self, doc_id: str) -> None:
         """Forget a document, its passages, units and mentions, in one transaction."""
-        with self.connection() as conn:
+        with self.connection() as conn, conn.cursor() as cur:
+            forget_terms(cur, "SELECT pid FROM passages WHERE doc_id=%s", (doc_id,))
             conn.execute(
                 "DELETE FROM mentions WHERE pid IN (SELECT pid FROM passages WHERE doc_id=%s)",
                 (doc_id,),
@@ -179,7 +183,8 @@ class PgCatalog(CatalogFigures):
 
     def delete_passages(self, pids: Sequence[str]) -> None:
         """Forget passages and their mentions (their documents' records stay)."""
-        with self.connection() as conn:
+        with self.connection() as conn, conn.cursor() as cur:
+            forget_terms(cur, "SELECT unnest(%s::text[])", (list(pids),))
             conn.execute("DELETE FROM mentions WHERE pid = ANY(%s)", (list(pids),))
             conn.execute("DELETE FROM passages WHERE pid = ANY(%s)", (list(pids),))
 

@@ -2,9 +2,10 @@
 
 `PgGraph` is `EntityGraph` (the same clustering, steps and provenance, on a networkx copy in
 memory) loaded from the tables instead of graph.json. `save()` writes what changed since the
-last save, bumps the generation and sends `NOTIFY resin_generation` with its number, in the
-catalog's open batch (`PgCatalog.batch`) or a transaction of its own; the notification is
-delivered when that transaction commits. `load_graph` reads the graph and its generation
+last save (and the changed names' keys, which replicas look entities up by: `pg_reads`), bumps
+the generation and sends `NOTIFY resin_generation` with its number, in the catalog's open batch
+(`PgCatalog.batch`) or a transaction of its own; the notification is delivered when that
+transaction commits. `load_graph` reads the graph and its generation
 from one snapshot, so a reader can load a new generation aside and swap it in whole.
 
 Rows keep the order networkx held them in (`seq`), and the load adds edges head by head as a
@@ -30,6 +31,7 @@ from psycopg_pool import ConnectionPool
 from resin.indexes.database import shown_url
 from resin.indexes.graph import DEFAULT_MERGE_THRESHOLD, EntityGraph
 from resin.indexes.pg_catalog import PgCatalog
+from resin.indexes.pg_reads import write_names
 from resin.indexes.pg_schema import PG_SCHEMA
 
 CHANNEL = "resin_generation"
@@ -127,6 +129,8 @@ class PgGraph(EntityGraph):
                     "SET names=EXCLUDED.names, units=EXCLUDED.units",
                     node_rows,
                 )
+            if node_rows or gone_nodes:
+                write_names(cur, {r[0]: nodes[r[0]][0] for r in node_rows}, gone_nodes)
             if edge_rows:
                 cur.executemany(
                     "INSERT INTO graph_edges VALUES (%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (head, tail) "

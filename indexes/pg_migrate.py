@@ -19,6 +19,7 @@ from resin.indexes.graph import EntityGraph
 from resin.indexes.index import Index, IndexMismatchError
 from resin.indexes.pg_catalog import PgCatalog
 from resin.indexes.pg_graph import PgGraph
+from resin.indexes.pg_lexical import fill_terms
 from resin.indexes.pg_schema import read_manifest, write_manifest
 from resin.indexes.stores import ChromaIndex, chroma_client, store_name
 
@@ -47,7 +48,8 @@ _TABLES = {
         "completion_tokens FROM extractions",
     ),
 }
-_GRAPH_TABLES = ("graph_nodes", "graph_edges")
+# Written from the rows above: the graph's name keys by its save, the postings by `fill_terms`.
+_WRITTEN_TABLES = ("graph_nodes", "graph_edges", "graph_names", "passage_terms", "passage_lengths")
 
 
 def migrate_to(source: Index, url: str, chroma_host: str, chroma_port: int) -> Counter[str]:
@@ -66,7 +68,7 @@ def migrate_to(source: Index, url: str, chroma_host: str, chroma_port: int) -> C
                 f"database {shown_url(url)} already holds a resin index: migrate into an empty one"
             )
         with pool.connection() as conn:  # what an attempt cut short left
-            conn.execute(f"TRUNCATE {', '.join([*_TABLES, *_GRAPH_TABLES])}")
+            conn.execute(f"TRUNCATE {', '.join([*_TABLES, *_WRITTEN_TABLES])}")
         index_id = uuid.uuid4().hex[:12]
         manifest = {
             **source.manifest,
@@ -121,6 +123,7 @@ def _copy_catalog(source: Index, pool: Any) -> Counter[str]:
                     for row in db.execute(query):
                         copy.write_row(row)
                         copied[table] += 1
+            fill_terms(conn)
     finally:
         db.close()
     return copied

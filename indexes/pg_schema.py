@@ -24,7 +24,7 @@ from resin.indexes.database import DatabaseError, database_failure, shown_url
 from resin.indexes.locks import IndexBusyError
 
 PG_SCHEMA = "resin"
-PG_SCHEMA_VERSION = 1
+PG_SCHEMA_VERSION = 2
 POOL_SIZE = 4
 # The advisory lock keys: one for the builder, one for creating the tables.
 _BUILD_LOCK = 0x7265_7369_6E01
@@ -68,6 +68,20 @@ INSERT INTO generation VALUES (TRUE, 0) ON CONFLICT DO NOTHING;
 CREATE TABLE IF NOT EXISTS manifest (
     one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one), body JSONB NOT NULL);
 """
+# Version 2: what replicas read by SQL instead of loading (`pg_reads`, `pg_lexical`).
+_READ_TABLES = """
+CREATE TABLE IF NOT EXISTS graph_names (
+    key TEXT COLLATE "C" PRIMARY KEY, node TEXT COLLATE "C" NOT NULL);
+CREATE INDEX IF NOT EXISTS graph_names_node ON graph_names(node);
+CREATE INDEX IF NOT EXISTS graph_edges_tail ON graph_edges(tail);
+CREATE INDEX IF NOT EXISTS graph_edges_causal ON graph_edges(head) WHERE causal;
+CREATE TABLE IF NOT EXISTS passage_terms (
+    term TEXT COLLATE "C" NOT NULL, pid TEXT COLLATE "C" NOT NULL, tf INTEGER NOT NULL,
+    length INTEGER NOT NULL, PRIMARY KEY (term, pid));
+CREATE INDEX IF NOT EXISTS passage_terms_pid ON passage_terms(pid);
+CREATE TABLE IF NOT EXISTS passage_lengths (
+    pid TEXT COLLATE "C" PRIMARY KEY, length INTEGER NOT NULL);
+"""
 
 
 def upsert(table: str, columns: str, extra: str = "") -> str:
@@ -97,7 +111,11 @@ def _connect(url: str, timeout: float = 10, **kwargs: Any) -> Connection[Any]:
 
 
 def _create_tables(url: str) -> None:
-    """Create the schema and its tables if missing; refuse another version's."""
+    """Create the schema and its tables if missing, upgrade an older version's, refuse a newer's.
+
+    An upgrade from version 1 writes the read tables from the rows it has, in the transaction
+    that creates them: a replica of either version never sees them half filled.
+    """
     with _connect(url) as conn:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
         conn.execute(f"CREATE SCHEMA IF NOT EXISTS {PG_SCHEMA}")
@@ -106,12 +124,26 @@ def _create_tables(url: str) -> None:
         row = conn.execute("SELECT version FROM schema_version").fetchone()
         if row is None:
             conn.execute("INSERT INTO schema_version VALUES (%s)", (PG_SCHEMA_VERSION,))
+        elif row[0] == 1:
+            _upgrade_from_1(conn)
         elif row[0] != PG_SCHEMA_VERSION:
             raise DatabaseError(
                 f"database {shown_url(url)} holds a resin index of schema version {row[0]}; "
                 f"this resin reads {PG_SCHEMA_VERSION}. Use another database."
             )
         conn.execute(_TABLES)
+        conn.execute(_READ_TABLES)
+
+
+def _upgrade_from_1(conn: Connection[Any]) -> None:
+    """Add version 2's read tables to a version 1 index and fill them from its rows."""
+    from resin.indexes.pg_lexical import fill_terms
+    from resin.indexes.pg_reads import fill_names
+
+    conn.execute(_READ_TABLES)
+    fill_terms(conn)
+    fill_names(conn)
+    conn.execute("UPDATE schema_version SET version = %s", (PG_SCHEMA_VERSION,))
 
 
 def connect_pool(url: str) -> ConnectionPool[Connection[Any]]:

@@ -13,7 +13,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from resin.indexes.base import (
     Entity,
     GraphStore,
     Hit,
+    LexicalSearch,
     Link,
     Step,
     VectorIndex,
@@ -46,20 +47,20 @@ ABOUT_SCAN = 256
 _BM25_CHECK_SECONDS = 5.0
 
 Scored = tuple[str, float]
+K = TypeVar("K")
+V = TypeVar("V")
 
 
-class _VectorCache:
-    """A thread-safe LRU map from strings to vectors."""
+class LruCache(Generic[K, V]):
+    """A thread-safe LRU map: the least recently read entry goes first beyond `size`."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._items: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
 
-    def through(
-        self, keys: Sequence[str], load: Callable[[list[str]], dict[str, np.ndarray]]
-    ) -> dict[str, np.ndarray]:
-        """The vectors of `keys`: cached ones, the rest from `load` (which may not find some)."""
+    def through(self, keys: Sequence[K], load: Callable[[list[K]], dict[K, V]]) -> dict[K, V]:
+        """The values of `keys`: cached ones, the rest from `load` (which may not find some)."""
         with self._lock:
             found = {k: self._items[k] for k in keys if k in self._items}
             for key in found:
@@ -68,11 +69,15 @@ class _VectorCache:
         if missing:
             fresh = load(missing)
             found.update(fresh)
-            with self._lock:
-                self._items.update(fresh)
-                while len(self._items) > self.size:
-                    self._items.popitem(last=False)
+            self.put(fresh)
         return found
+
+    def put(self, items: dict[K, V]) -> None:
+        """Hold these entries, dropping the least recently read beyond the size."""
+        with self._lock:
+            self._items.update(items)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
 
 
 class IndexReads:
@@ -84,19 +89,22 @@ class IndexReads:
         graph: GraphStore,
         vectors: VectorIndex,
         embedder: Embedder,
+        lexical: LexicalSearch | None = None,
     ) -> None:
+        """`lexical` ranks passages by BM25 where the store can (PostgreSQL); else it is built here."""
         self.catalog = catalog
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
-        self._query_vectors = _VectorCache(_QUERY_CACHE_SIZE)
+        self._query_vectors = LruCache[str, np.ndarray](_QUERY_CACHE_SIZE)
         # Passage ids derive from content, so a cached vector never goes stale.
-        self._passage_vectors = _VectorCache(_PASSAGE_CACHE_SIZE)
+        self._passage_vectors = LruCache[str, np.ndarray](_PASSAGE_CACHE_SIZE)
         # Sentence ids hold their passage's content id: the same holds for them.
-        self._sentence_vectors = _VectorCache(_SENTENCE_CACHE_SIZE)
+        self._sentence_vectors = LruCache[str, np.ndarray](_SENTENCE_CACHE_SIZE)
         # (passage count, when it was last checked, BM25 over the passages)
         self._bm25: tuple[int, float, BM25] | None = None
         self._bm25_lock = threading.Lock()
+        self.lexical = lexical
 
     # embedding ------------------------------------------------------------------------------
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -194,7 +202,7 @@ class IndexReads:
         """Ids and scores of the `k` passages best for the query: by embedding, or by BM25."""
         if mode == "dense":
             return self.vectors.nearest("passages", self.query_vector(query), k)
-        return self._lexical().search(query, k)
+        return (self.lexical or self._lexical()).search(query, k)
 
     def _lexical(self) -> BM25:
         """BM25 over the passages, rebuilt only when their count changes."""
@@ -209,12 +217,6 @@ class IndexReads:
                 bm25 = self._bm25[2]
             self._bm25 = (count, now, bm25)
             return bm25
-
-    def rebuild_lexical(self) -> None:
-        """Build BM25 afresh, now: a reloaded generation's, before it serves a request."""
-        self._bm25_lock = threading.Lock()
-        self._bm25 = None
-        self._lexical()
 
     def passage_vectors(self, pids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The stored passages among `pids` and their vectors, through an LRU cache.
@@ -297,6 +299,15 @@ class IndexReads:
         The list is shared (a traversal asks for a hub's steps again and again): read it only.
         """
         return self.graph.heaviest_steps(entity_id, direction, n)
+
+    def steps_within(
+        self, starts: Sequence[str], direction: Direction, n: int, depth: int
+    ) -> dict[str, list[Step]]:
+        """`heaviest_steps` of every entity fewer than `depth` steps from `starts`, by entity.
+
+        A walk's edges read at once (one query in PostgreSQL) rather than one node at a time.
+        """
+        return self.graph.steps_within(starts, direction, n, depth)
 
     def link(self, head: str, tail: str) -> Link:
         """The edge head → tail, with the units that support it."""

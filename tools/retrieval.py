@@ -187,12 +187,14 @@ def traverse_chains(
     # Each candidate: its edges, and its nodes (distinct, as a walk never revisits one).
     paths: list[tuple[tuple[tuple[str, str], ...], tuple[str, ...]]] = []
 
+    steps = index.steps_within([s for s, _ in starts], direction, FAN_OUT, depth)
+
     def walk(node: str, edges: list[tuple[str, str]], nodes: list[str], limit: int) -> None:
         if edges:  # every prefix is a candidate: a short chain may be the one that answers
             paths.append((tuple(edges), tuple(nodes)))
         if len(edges) >= depth or len(paths) >= limit:
             return
-        for head, tail, way in index.heaviest_steps(node, direction, FAN_OUT):
+        for head, tail, way in steps.get(node, []):
             nxt = tail if way == "forward" else head
             if nxt not in nodes:
                 edges.append((head, tail))

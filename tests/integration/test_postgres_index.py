@@ -276,19 +276,15 @@ def test_a_changed_document_cut_short_keeps_the_committed_generation_whole(
     # another builder than this process's reader, as on another machine
     rebuild = [sys.executable, "-m", "resin.cli", "index", str(docs), "--extract", "nlp", *pg]
     subprocess.run(rebuild, check=True, capture_output=True, timeout=300)
-    # a replica's reload reads only the new names' vectors, and holds what a fresh open does
+    # a replica's reload reads the generation, and holds what a fresh open does
     reloaded = reader.reloaded()
     assert reloaded.generation > reader.generation
+    assert reloaded.entity_named("Ansel Morrow") is not None
+    held = snapshot(reloaded)
     close_indexes()
     expected = snapshot(open_index(tmp_path / "sq"))
     got = snapshot(reopened())
-    fresh_keys, fresh_vectors = reopened().graph.name_vectors()
-    kept_keys, kept_vectors = reloaded.graph.name_vectors()
-    assert set(fresh_keys) - set(reader.graph.name_vectors()[0])  # the new sentence's names
-    order = sorted(range(len(kept_keys)), key=kept_keys.__getitem__)
-    fresh_order = sorted(range(len(fresh_keys)), key=fresh_keys.__getitem__)
-    assert sorted(kept_keys) == sorted(fresh_keys)
-    assert (kept_vectors[order] == fresh_vectors[fresh_order]).all()
+    assert held == got
     assert got["units"] == expected["units"] != before["units"]
     assert got["edges"] == expected["edges"]
     assert got["chroma_units"] == expected["chroma_units"]

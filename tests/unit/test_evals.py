@@ -382,3 +382,10 @@ def test_answer_mode_is_part_of_the_run_and_of_its_command(tmp_path):
     auto = fingerprint(RunConfig(data="d", out="o"), data, 1500)
     picked = fingerprint(RunConfig(data="d", out="o", answer_mode="choices"), data, 1500)
     assert "answer_mode" not in auto and picked["answer_mode"] == "choices"
+    served = fingerprint(RunConfig(data="d", out="o", database="postgresql://h/db"), data, 1500)
+    assert "served_from" not in auto and served["served_from"] == "postgresql"
+    args = parser.parse_args(
+        ["eval", "--data", "d.jsonl", "--out", "o", "--database", "postgresql://u:pw@h/db"]
+    )
+    assert "--database 'postgresql://u:***@h/db'" in command_line(args)
+    assert "pw" not in command_line(args)

@@ -132,3 +132,22 @@ def test_heaviest_steps_follow_edge_changes(tmp_path, embedder):
     assert graph.heaviest_steps(dam, "forward", 1) == [(dam, town, "forward")]
     names, vectors = graph.node_vectors([dam, town])
     assert names == [dam, town] and vectors.shape[0] == 2
+
+
+def test_steps_within_holds_every_step_a_walk_of_that_depth_takes(tmp_path, embedder):
+    graph = EntityGraph(tmp_path / "graph.json")
+    chain = ["Orrin Dam", "Hessa Varn", "Caldmere", "Tessel River", "Kestrel Pass"]
+    add(
+        graph,
+        embedder,
+        [relation(a, b, f"p{i}") for i, (a, b) in enumerate(zip(chain, chain[1:], strict=False))],
+    )
+    dam, varn, town, river, _ = (graph.node_of(n) for n in chain)
+    steps = graph.steps_within([dam], "forward", 8, 3)
+    # the nodes 0, 1 and 2 steps away: a walk of depth 3 takes steps from those only
+    assert list(steps) == [dam, varn, town]
+    assert all(steps[n] == graph.heaviest_steps(n, "forward", 8) for n in steps)
+    assert steps[town] == [(town, river, "forward")]
+    both = graph.steps_within([town], "bidirectional", 8, 2)
+    assert set(both) == {town, varn, river}
+    assert graph.steps_within([dam], "forward", 8, 0) == {}

@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 from resin.evals import multihop, provenance
 
@@ -127,3 +128,19 @@ def test_the_report_says_when_the_agent_was_fit_on_the_sets():
         "tools/pair_weights.json",
     ]
     assert multihop.fitted_on(["elsewhere/other_dev.jsonl"]) == []
+
+
+def test_multihop_serves_a_set_from_postgresql_with_its_database_flags(tmp_path):
+    serve = ["--database", "postgresql://u@h/hotpotqa", "--chroma-host", "h", "--chroma-port", "1"]
+    argv = multihop.eval_argv(Path("d.jsonl"), tmp_path, 10, 0, True, serve)
+    assert argv[argv.index("--database") : argv.index("--database") + 6] == serve
+    reports = {
+        name: _runner_report(name, {"bm25": 1.0, "dense": 2.0, "agent": 3.0})
+        for name in ("HotpotQA", "2WikiMultihopQA", "MuSiQue")
+    }
+    settings = {"limit": 10, "seed": 0, "model": "embedded", "runs": "r", "extract": "nlp", "k": 5}
+    out = tmp_path / "multihop.md"
+    multihop.write_report(reports, {**settings, "postgres": True}, out, "python -m x")
+    assert "- served from PostgreSQL:" in out.read_text(encoding="utf-8")
+    multihop.write_report(reports, settings, out, "python -m x")
+    assert "served from PostgreSQL" not in out.read_text(encoding="utf-8")
