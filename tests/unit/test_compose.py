@@ -84,6 +84,8 @@ def test_the_default_replicas_are_langgraph_dev_on_shared_threads(services):
         assert env["RESIN_DATABASE_URL"].startswith("postgresql://")
         assert "LANGGRAPH_CLOUD_LICENSE_KEY" not in env
         assert default[name]["build"]["dockerfile"] == "deploy/Dockerfile"
+        # healthy only when the index, its database and Chroma answer (resin.agent.readiness)
+        assert "/ready" in " ".join(default[name]["healthcheck"]["test"])
     config = json.loads((ROOT / "langgraph.json").read_text())
     assert config["checkpointer"] == {"path": "resin.agent.threads.checkpointer"}
 
