@@ -44,6 +44,11 @@ def corpus(passages: int, seed: int = 0) -> list[Document]:
     names = [f"{p} {k}" for p in PLACES for k in KINDS] + [
         f"{p}{i} {k}" for i, p in enumerate(PLACES * 20) for k in KINDS[:3]
     ]
+    return linked_passages(names, passages, rng)
+
+
+def linked_passages(names: list[str], passages: int, rng: random.Random) -> list[Document]:
+    """`passages` one-passage documents, each linking four of `names` in four sentences."""
     docs = []
     for i in range(passages):
         a, b, c, d = rng.sample(names, 4)

@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from resin.evals.postgres import postgres
+from resin.evals.postgres import create_database, postgres
 from resin.evals.provenance import command_of
 from resin.evals.report import machine_settings, publish
 from resin.testing.processes import free_port
@@ -290,19 +290,23 @@ def serve_worker(job: dict[str, Any]) -> dict[str, Any]:
 
 
 # --- the run ------------------------------------------------------------------------------------
-def _worker(job: dict[str, Any]) -> dict[str, Any]:
-    """Run one job in a fresh interpreter; its JSON result (the last line it prints)."""
+def run_worker(module: str, job: dict[str, Any], label: str) -> dict[str, Any]:
+    """Run one job of `module` in a fresh interpreter; its JSON result (the last line it prints)."""
     done = subprocess.run(
-        [sys.executable, "-m", "resin.evals.bench_postgres", "--worker", json.dumps(job)],
+        [sys.executable, "-m", module, "--worker", json.dumps(job)],
         stdout=subprocess.PIPE,
         text=True,
         check=False,
     )
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:
-        raise RuntimeError(f"worker {job['mode']} {job['backend']} failed ({done.returncode})")
+        raise RuntimeError(f"worker {label} failed ({done.returncode})")
     result: dict[str, Any] = json.loads(lines[-1])
     return result
+
+
+def _worker(job: dict[str, Any]) -> dict[str, Any]:
+    return run_worker("resin.evals.bench_postgres", job, f"{job['mode']} {job['backend']}")
 
 
 @contextmanager
@@ -315,15 +319,6 @@ def chroma_server(path: Path) -> Iterator[tuple[int, int]]:
     cmd = [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)]
     with running(cmd, f"http://127.0.0.1:{port}/api/v2/heartbeat") as proc:
         yield port, proc.pid
-
-
-def _database(url: str, name: str) -> str:
-    """A fresh database on the server of `url`: one index per database."""
-    import psycopg
-
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return url.rsplit("/", 1)[0] + f"/{name}"
 
 
 def _postmaster_pid(url: str) -> int:
@@ -342,7 +337,7 @@ def run_corpus(corpus: str, args: argparse.Namespace, root: Path) -> dict[str, A
             "sqlite": {"index": str(root / f"sqlite-{corpus}"), "database": ""},
             "postgres": {
                 "index": str(root / f"pg-{corpus}"),
-                "database": _database(url, f"bench_{corpus}"),
+                "database": create_database(url, f"bench_{corpus}"),
             },
         }
         for backend, where in jobs.items():

@@ -30,7 +30,6 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,14 +37,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from resin.evals.bench_build import linked_passages
 from resin.evals.bench_postgres import (
-    _database,
     _postmaster_pid,
     _pss_mb,
     _status_mb,
     chroma_server,
+    run_worker,
 )
-from resin.evals.postgres import postgres
+from resin.evals.postgres import create_database, postgres
 from resin.evals.provenance import command_of
 from resin.evals.report import machine_settings, publish
 from resin.indexes.documents import Document
@@ -72,16 +72,7 @@ def corpus(passages: int, seed: int = 0) -> list[Document]:
     """`passages` one-passage documents; each names four of `passages // 2` entities."""
     rng = random.Random(seed)
     names = [f"{_word(i)} {KINDS[i % len(KINDS)]}" for i in range(max(passages // 2, 8))]
-    docs = []
-    for i in range(passages):
-        a, b, c, d = rng.sample(names, 4)
-        text = (
-            f"The {a} was built near the {b} in {1800 + i % 200}. Engineers from the {c} "
-            f"repaired it after the flood of {1900 + i % 100}. The {d} supplies stone to the {a}. "
-            f"Traders cross the {b} on the way to the {c} every spring."
-        )
-        docs.append(Document(id=f"doc-{i}", title=f"{a} {i}", text=text))
-    return docs
+    return linked_passages(names, passages, rng)
 
 
 def questions(passages: int, n: int, seed: int = 1) -> list[str]:
@@ -181,18 +172,7 @@ def serve_worker(job: dict[str, Any]) -> dict[str, Any]:
 
 # --- the run -------------------------------------------------------------------------------------
 def _worker(job: dict[str, Any]) -> dict[str, Any]:
-    """Run one job in a fresh interpreter; its JSON result (the last line it prints)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "resin.evals.bench_scale", "--worker", json.dumps(job)],
-        stdout=subprocess.PIPE,
-        text=True,
-        check=False,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"worker {job['mode']} at {job['passages']} failed ({done.returncode})")
-    result: dict[str, Any] = json.loads(lines[-1])
-    return result
+    return run_worker("resin.evals.bench_scale", job, f"{job['mode']} at {job['passages']}")
 
 
 def run(sizes: list[int], n_questions: int, workdir: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -203,7 +183,7 @@ def run(sizes: list[int], n_questions: int, workdir: Path) -> Iterator[tuple[int
                 "passages": size,
                 "questions": n_questions,
                 "index": str(workdir / f"index-{size}"),
-                "database": _database(url, f"scale_{size}"),
+                "database": create_database(url, f"scale_{size}"),
                 "chroma_port": port,
             }
             print(f"[bench_scale] building {size:,} passages", file=sys.stderr, flush=True)

@@ -176,6 +176,15 @@ def postgres_server(database: str = "resin", timeout: float = 60.0) -> Iterator[
         shutil.rmtree(root, ignore_errors=True)
 
 
+def create_database(url: str, name: str) -> str:
+    """A fresh database on the server of `url` (one index per database); its URL."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return url.rsplit("/", 1)[0] + f"/{name}"
+
+
 def _stop(proc: subprocess.Popen[bytes], timeout: float) -> None:
     """Fast shutdown by pid, then SIGKILL if the server has not exited within `timeout`."""
     if proc.poll() is not None:

@@ -25,6 +25,7 @@ from resin.agent.context import Context
 from resin.agent.graph import graph
 from resin.cli import main
 from resin.evals.crash import synthetic_corpus
+from resin.evals.postgres import create_database
 from resin.indexes.index import close_indexes
 from resin.testing.processes import free_port, running
 
@@ -40,12 +41,6 @@ NLP = ["--extract", "nlp"]
 def _with_password(url: str, password: str = SECRET, user: str = "postgres") -> str:
     """`url` logging in as `user` with `password` (the server trusts loopback: any is taken)."""
     return url.replace("postgresql://postgres@", f"postgresql://{user}:{password}@")
-
-
-def _database(server_url: str, name: str) -> str:
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return server_url.rsplit("/", 1)[0] + f"/{name}"
 
 
 def _generation(url: str) -> int:
@@ -77,7 +72,7 @@ def pg():
 @pytest.fixture(scope="module")
 def built(pg, chroma_port, tmp_path_factory):
     """The sample indexed into a database of `pg` (password in its URL), vectors on Chroma."""
-    url = _with_password(_database(pg.url, "sample"))
+    url = _with_password(create_database(pg.url, "sample"))
     where = ["--database", url, "--chroma-host", "127.0.0.1", "--chroma-port", str(chroma_port)]
     where += ["--index", str(tmp_path_factory.mktemp("built"))]
     assert main(["index", str(SAMPLE_DOCS), *NLP, *where]) == 0
@@ -126,7 +121,7 @@ def test_each_database_and_chroma_failure_is_one_masked_line_and_exit_1(
 
 
 def test_an_empty_folder_indexed_into_postgresql_writes_nothing(pg, chroma_port, tmp_path, capsys):
-    url = _database(pg.url, "empty")
+    url = create_database(pg.url, "empty")
     empty = tmp_path / "empty"
     empty.mkdir()
     chroma = ["--chroma-host", "127.0.0.1", "--chroma-port", str(chroma_port)]
@@ -184,7 +179,7 @@ def test_the_questions_after_a_restart_succeed(pg, built, chroma_port):
 def test_a_database_stopped_mid_build_is_one_line_and_the_rerun_completes(
     pg, chroma_port, tmp_path
 ):
-    url = _with_password(_database(pg.url, "midbatch"))
+    url = _with_password(create_database(pg.url, "midbatch"))
     corpus = synthetic_corpus(tmp_path / "corpus.jsonl", documents=100, seed=3)
     where = ["--database", url, "--chroma-host", "127.0.0.1", "--chroma-port", str(chroma_port)]
     where += ["--index", str(tmp_path / "ix")]
@@ -219,7 +214,7 @@ def test_a_database_stopped_mid_build_is_one_line_and_the_rerun_completes(
 def test_ready_follows_the_database_and_chroma_through_the_server(pg, tmp_path):
     port = free_port()
     with _chroma(tmp_path / "chroma", port):
-        url = _with_password(_database(pg.url, "ready"))
+        url = _with_password(create_database(pg.url, "ready"))
         where = ["--database", url, "--chroma-host", "127.0.0.1", "--chroma-port", str(port)]
         assert main(["index", str(SAMPLE_DOCS), *NLP, *where, "--index", str(tmp_path)]) == 0
         close_indexes()

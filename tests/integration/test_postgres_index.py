@@ -18,6 +18,7 @@ import pytest
 from resin.agent.context import Context
 from resin.agent.graph import graph
 from resin.cli import main
+from resin.evals.postgres import create_database
 from resin.indexes.index import close_indexes, open_index
 from resin.indexes.locks import IndexBusyError
 
@@ -30,15 +31,6 @@ QUESTIONS = [
     for line in (SAMPLE_DOCS.parent / "questions.jsonl").read_text().splitlines()
     if line.strip()
 ]
-
-
-def _database(postgres_url: str, name: str) -> str:
-    """A fresh database beside the session's: one index per database."""
-    import psycopg
-
-    with psycopg.connect(postgres_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return postgres_url.rsplit("/", 1)[0] + f"/{name}"
 
 
 def _stats(capsys, *args: str) -> dict:
@@ -63,7 +55,7 @@ def builds(tmp_path_factory, postgres_url, chroma_port):
     """The sample built into SQLite + embedded Chroma, and into PostgreSQL + the Chroma server."""
     root = tmp_path_factory.mktemp("pg-index")
     server = ["--chroma-host", "127.0.0.1", "--chroma-port", str(chroma_port)]
-    direct = _database(postgres_url, "direct")
+    direct = create_database(postgres_url, "direct")
     assert main(["index", str(SAMPLE_DOCS), "--extract", "nlp", "--index", str(root / "sq")]) == 0
     pg = ["--database", direct, *server, "--index", str(root / "pg")]
     assert main(["index", str(SAMPLE_DOCS), "--extract", "nlp", *pg]) == 0
@@ -137,7 +129,7 @@ def test_a_second_builder_waits_for_the_first_or_says_who_holds_it(builds, capsy
 
 
 def test_a_migrated_index_equals_a_direct_build(builds, postgres_url, chroma_port, capsys):
-    target = _database(postgres_url, "migrated")
+    target = create_database(postgres_url, "migrated")
     server = ["--chroma-host", "127.0.0.1", "--chroma-port", str(chroma_port)]
     capsys.readouterr()
     assert main(["index", *builds["sqlite"], "--migrate-to", target, *server]) == 0
@@ -172,7 +164,7 @@ def test_a_rebuild_and_a_delete_in_postgres_match_sqlite(
     """The graph's saves of changed rows only: a rerun changes nothing, a delete drops rows."""
     server = ["--chroma-host", "127.0.0.1", "--chroma-port", str(chroma_port)]
     sqlite = ["--index", str(tmp_path / "sq")]
-    pg = ["--database", _database(postgres_url, "edits"), *server, "--index", str(tmp_path / "pg")]
+    pg = ["--database", create_database(postgres_url, "edits"), *server, "--index", str(tmp_path / "pg")]
     for where in (sqlite, pg):
         assert main(["index", str(SAMPLE_DOCS), "--extract", "nlp", *where]) == 0
     capsys.readouterr()
@@ -198,7 +190,7 @@ def test_a_replica_follows_generations_by_notify_and_by_polling(postgres_url):
     from resin.indexes.pg_catalog import PgCatalog
     from resin.indexes.pg_graph import CHANNEL, follow
 
-    catalog = PgCatalog(_database(postgres_url, "follow"))
+    catalog = PgCatalog(create_database(postgres_url, "follow"))
     seen: list[int] = []
     stop = threading.Event()
     poll = 2.0
@@ -244,7 +236,7 @@ def test_a_changed_document_cut_short_keeps_the_committed_generation_whole(
     docs = tmp_path / "docs"
     shutil.copytree(SAMPLE_DOCS, docs)
     sqlite = ["--index", str(tmp_path / "sq")]
-    url = _database(postgres_url, "changed")
+    url = create_database(postgres_url, "changed")
     server = ["--chroma-host", "127.0.0.1", "--chroma-port", str(chroma_port)]
     pg = ["--database", url, *server, "--index", str(tmp_path / "pg")]
     for where in (sqlite, pg):

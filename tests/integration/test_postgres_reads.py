@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from resin.cli import main
+from resin.evals.postgres import create_database
 from resin.indexes.base import Direction
 from resin.indexes.index import Index, close_indexes, open_index
 from resin.indexes.pg_graph import PgGraph
@@ -32,19 +33,11 @@ QUESTIONS = [
 ]
 
 
-def _database(postgres_url: str, name: str) -> str:
-    import psycopg
-
-    with psycopg.connect(postgres_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return postgres_url.rsplit("/", 1)[0] + f"/{name}"
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, postgres_url, chroma_port):
     """The sample in PostgreSQL: (where to open it, the builder's view, the replica's view)."""
     root = tmp_path_factory.mktemp("pg-reads")
-    url = _database(postgres_url, "reads")
+    url = create_database(postgres_url, "reads")
     where = {
         "path": root / "pg",
         "database": url,
