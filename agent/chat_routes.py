@@ -58,6 +58,9 @@ def source(request: Request) -> Response:
     """One passage, its cited sentence marked: HTML for a person, JSON when asked for.
 
     Synchronous on purpose: Starlette runs it in a worker thread, and reading the index blocks.
+    The part after the rule is the route's OpenAPI entry (the server reads it as YAML).
+    ---
+    summary: A cited passage with its sentence marked (HTML, or JSON when asked for)
     """
     # Imported here: `resin.agent.server` loads this module while the server starts, and the
     # index's modules are heavy (the graph run loads them anyway, before any link is followed).

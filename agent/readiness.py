@@ -65,7 +65,10 @@ def _chroma_heartbeat(host: str, port: int) -> None:
 def ready(request: Request) -> JSONResponse:
     """200 and where the index is, or 503 and why not.
 
-    A plain function: Starlette runs it in a worker thread, off the server's event loop.
+    A plain function: Starlette runs it in a worker thread, off the server's event loop. The part
+    after the rule is the route's OpenAPI entry (the server reads it as YAML).
+    ---
+    summary: Ready when the index, its database and its Chroma server answer (else 503 and why)
     """
     ctx = Context()
     reason = unready_reason(ctx)

@@ -49,3 +49,16 @@ def test_the_route_answers_503_with_the_reason_then_200(tmp_path, monkeypatch):
         200,
         {"status": "ready", "index": str(tmp_path)},
     )
+
+
+def test_every_route_the_server_mounts_gives_openapi_a_parsable_docstring():
+    from starlette.routing import Route
+    from starlette.schemas import SchemaGenerator
+
+    from resin.agent.server import app
+
+    routes = [r for r in app.routes if isinstance(r, Route)]
+    assert {"/ready", "/sources/{passage_id}", "/mcp"} <= {r.path for r in routes}
+    for route in routes:  # the server reads the part after '---' as YAML, or the whole text
+        parsed = SchemaGenerator({}).parse_docstring(route.endpoint)
+        assert isinstance(parsed, dict), (route.path, parsed)
