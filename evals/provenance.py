@@ -31,11 +31,17 @@ def _git(*args: str) -> str | None:
 
 
 def commit() -> str:
-    """`git rev-parse --short HEAD`, plus "+ uncommitted changes" when tracked files differ."""
+    """`git rev-parse --short HEAD`, plus "+ uncommitted changes" when tracked files differ.
+
+    Reports under evals/results do not count: a command that writes its report as it goes (a
+    size at a time) would otherwise call its own earlier write an uncommitted change.
+    """
     head = _git("rev-parse", "--short", "HEAD")
     if not head or not head.strip():
         return "unknown"
-    dirty = _git("status", "--porcelain", "--untracked-files=no")
+    dirty = _git(
+        "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)evals/results"
+    )
     return head.strip() + (" + uncommitted changes" if dirty and dirty.strip() else "")
 
 
