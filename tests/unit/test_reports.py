@@ -144,3 +144,15 @@ def test_multihop_serves_a_set_from_postgresql_with_its_database_flags(tmp_path)
     assert "- served from PostgreSQL:" in out.read_text(encoding="utf-8")
     multihop.write_report(reports, settings, out, "python -m x")
     assert "served from PostgreSQL" not in out.read_text(encoding="utf-8")
+
+
+def test_a_report_written_as_it_goes_is_no_uncommitted_change(monkeypatch):
+    asked = []
+
+    def git(*args):
+        asked.append(args)
+        return "abc1234\n" if args[0] == "rev-parse" else ""
+
+    monkeypatch.setattr(provenance, "_git", git)
+    assert provenance.commit() == "abc1234"
+    assert ":(exclude)evals/results" in asked[-1]
