@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 from langgraph.graph.message import push_message
 from langgraph.graph.ui import push_ui_message
 
-from resin.agent.answering.answer import Answer
+from resin.agent.answering.answer import Answer, Source
 from resin.agent.reading.typed_hop import fill_placeholders
 from resin.agent.state import Hop, HopResult, PlanSource
 from resin.tools.retrieval import Chain
@@ -64,6 +64,13 @@ def source_url(base: str, passage_id: str, sentence_id: str) -> str:
     url = f"{base.rstrip('/')}{SOURCES_PATH}/{quote(passage_id, safe='')}"
     head, _, position = sentence_id.rpartition(":")
     return f"{url}?sentence={position}" if head == passage_id and position.isdigit() else url
+
+
+def source_links(base: str, sources: Iterable[Source]) -> dict[int, str]:
+    """Each citation label's link to its passage; none without a base (no server to link to)."""
+    if not base:
+        return {}
+    return {s["label"]: source_url(base, s["passage_id"], s["sentence_id"]) for s in sources}
 
 
 def chain_links(chain: Chain | None) -> list[dict[str, str]]:
@@ -202,11 +209,40 @@ def placeholder(answer_id: str) -> AIMessage:
     return AIMessage(content="", id=answer_id)
 
 
-def stream_answer(answer_id: str, text: str) -> AIMessage:
-    """The answer message, its text also sent to the `messages` stream as a chunk.
+class AnswerStream:
+    """The answer message's text on the `messages` stream, as chunks of that message (its id).
 
-    The message replaces the placeholder (same id), which the stream has already seen: without
-    the chunk, a client reading the `messages` stream would keep the empty placeholder.
+    The answer replaces the placeholder the stream has already seen, so the stream never sends
+    it again whole: without chunks, a client reading that stream keeps the empty placeholder.
+    A model writing the short answer is `told` it as it grows (each chunk the new part); `done`
+    sends the rest of the message. Chunks add up to the thread's message, unless compose set
+    aside what the model wrote (no sentence supports it, or it looped): then the last chunk
+    starts a paragraph of its own with the message kept, which the thread holds alone.
     """
-    push_message(AIMessageChunk(content=text, id=answer_id), state_key=None)
-    return AIMessage(content=text, id=answer_id)
+
+    def __init__(self, answer_id: str) -> None:
+        """Nothing sent yet."""
+        self.answer_id = answer_id
+        self.sent = ""
+
+    def _send(self, text: str) -> None:
+        push_message(AIMessageChunk(content=text, id=self.answer_id), state_key=None)
+        self.sent += text
+
+    def told(self, answer: str) -> None:
+        """The short answer written so far (spaces as the answer keeps them); its new part sent."""
+        shown = " ".join(answer.split())
+        if len(shown) > len(self.sent) and shown.startswith(self.sent):
+            self._send(shown[len(self.sent) :])
+
+    def done(self, text: str) -> AIMessage:
+        """The answer message: its text, less what was sent, goes to the stream."""
+        rest = text[len(self.sent) :] if text.startswith(self.sent) else f"\n\n{text}"
+        if rest or not self.sent:
+            self._send(rest)
+        return AIMessage(content=text, id=self.answer_id)
+
+
+def stream_answer(answer_id: str, text: str) -> AIMessage:
+    """A reply no model wrote, as the answer message: its text goes to the stream as one chunk."""
+    return AnswerStream(answer_id).done(text)

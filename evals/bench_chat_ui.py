@@ -10,7 +10,9 @@ question as agent-chat-ui does (a human message of text blocks; stream modes val
 messages-tuple and custom) on a new thread. Per question: seconds to the server's first event
 (the run has started), to the first UI message (the plan), to the first hop resolved, to the
 answer's text, and to the end of the run. Target (issue 42): the first UI message within 1 s of
-sending.
+sending. `--pause` waits a random while between questions, as a person would: the server's
+queue looks for runs on a fixed beat, which a question sent right as the last run ends always
+hits at its worst (docs/chat-ui.md).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -96,6 +99,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, default=REPO / "evals/runs/chat_ui/index")
     parser.add_argument("--model", default=DEFAULT_CHAT_SPEC, help="RESIN_MODEL of the server")
+    parser.add_argument(
+        "--pause",
+        type=float,
+        default=0.0,
+        help="wait up to this many seconds (random, seed 0) between a run's end and the next "
+        "question, as a person reading the answer does (default 0: back to back)",
+    )
     parser.add_argument("--out", type=Path, help="write the markdown report here")
     args = parser.parse_args()
     index = args.index.resolve()
@@ -128,7 +138,9 @@ def main() -> None:
         chat_turn(client, WARM_UP)
         load_before = os.getloadavg()[0]
         rows = []
+        pauses = random.Random(0)
         for i, question in enumerate(questions, 1):
+            time.sleep(pauses.uniform(0, args.pause))
             rows.append(chat_turn(client, question))
             print(f"[{i}/{len(questions)}] {rows[-1]['seconds']}", file=sys.stderr, flush=True)
     settings = {
@@ -136,6 +148,7 @@ def main() -> None:
         "with `resin index` (parser units)",
         "server": f"`langgraph dev` from the checkout's root, RESIN_MODEL={args.model}, other "
         "settings default; one warm-up question first",
+        "pause": f"up to {args.pause:g} s (random) between a run's end and the next question",
         **machine_settings(load_before),
     }
     publish(table(rows, settings), rows, args.out, None, command_of("resin.evals.bench_chat_ui"))

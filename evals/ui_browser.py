@@ -20,6 +20,8 @@ from resin.evals.provenance import format_header
 # run has finished (the contract leaves the other words to the component).
 RUNNING_STATUSES = {"", "pending", "reading", "running", "waiting"}
 POLL_SECONDS = 0.1
+# How long after the run has finished the page may still be loading the trace's component.
+TRACE_GRACE_SECONDS = 5.0
 
 # Everything the checks read from the page, in one call: the last answer's text (agent-chat-ui's
 # AssistantMessage is `div.group.mr-auto`, its markdown `div.py-1`), whether the run is still
@@ -40,6 +42,7 @@ _SNAPSHOT_JS = """
   const inTrace = (sel) => trace ? [...trace.querySelectorAll(sel)] : [];
   return {
     text: md ? md.innerText.trim() : '',
+    citations: md ? [...md.querySelectorAll('a[href]')].map(a => ({text: flat(a), href: a.href})) : [],
     loading: [...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Cancel'),
     traces: traces.length,
     hops: inTrace('[data-testid="resin-hop"]')
@@ -121,7 +124,10 @@ def judge(browser: Any, run: BrowserRun, expected: Expected, shots: Path, tag: s
 
 
 def _watch(page: Any, run: BrowserRun, start: float, timeout: float, hop_shot: Path) -> Any:
-    """Poll the page until the run ends or `timeout` passes; note when hops and text appear."""
+    """Poll the page until the run ends and its trace shows; note when hops and text appear.
+
+    Polling stops at `timeout`, or `TRACE_GRACE_SECONDS` after the run ended with no trace.
+    """
     seen: dict[str, float | None] = dict.fromkeys(
         ("first hop shown", "first answer text", "run finished")
     )
@@ -141,8 +147,10 @@ def _watch(page: Any, run: BrowserRun, start: float, timeout: float, hop_shot: P
             run.progress.append(f"{now:.2f}s: {progress}")
             last_progress = progress
         if snap["text"] and not snap["loading"]:
-            seen["run finished"] = now
-            break
+            finished = seen["run finished"] = seen["run finished"] or now
+            # the component's script loads on its first use: a trace may show just after the text
+            if snap["traces"] or now - finished > TRACE_GRACE_SECONDS:
+                break
         time.sleep(POLL_SECONDS)
     run.timings.update(seen)
     return snap
@@ -168,7 +176,27 @@ def _answer_checks(snap: Any, timings: dict[str, float | None], expected: Expect
             f"page: {text[:80]!r}; server: {answer!r}",
         ),
         Check("answer is a sample answer", right, f"expected one of {expected.answers}"),
+        _citation_check(snap["citations"], expected),
     ]
+
+
+def _citation_check(links: list[dict[str, str]], expected: Expected) -> Check:
+    """Each `[n]` of the answer's text, after a sentence and in Sources, links to its passage."""
+    sources = expected.brief["sources"]
+    server = _origin(expected.server_url)
+    bad = [
+        f"{link['text']!r} -> {link['href']}"
+        for link in links
+        if link["text"] not in [f"[{i}]" for i in range(1, len(sources) + 1)]
+        or _origin(link["href"]) != server
+        or not urlsplit(link["href"]).path.startswith("/sources/")
+    ]
+    return Check(
+        "answer's citations link to their passages",
+        len(links) == 2 * len(sources) and not bad,
+        f"page {len(links)} link(s), server {len(sources)} source(s) (each cited twice); "
+        + (_listed(bad) or f"all to {server}/sources/"),
+    )
 
 
 def _trace_checks(snap: Any, expected: Expected) -> list[Check]:

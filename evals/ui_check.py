@@ -362,7 +362,10 @@ def check(
                 seen = ask(args.timeout) if args.page_first else None
                 state, sdk = plain_client(server, row["question"], args.timeout)
                 seen = seen or ask(args.timeout)
-                chains = len(state.get("chains") or [])
+                # the trace draws a chain the question follows (one with `about`), as compose does
+                chains = sum(
+                    bool(c.get("about") and c.get("links")) for c in state.get("chains") or []
+                )
                 expected = Expected(row["question"], brief(state), chains, row["answers"], server)
                 checks = plain_checks(state, sdk) + judge(
                     browser, seen, expected, args.shots, row["id"]

@@ -19,7 +19,7 @@ reply at the point where it starts repeating itself.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,7 @@ from typing_extensions import TypedDict
 from resin.agent.answering.candidates import YES_NO, AnswerEvidence, candidates
 from resin.agent.answering.options import listed
 from resin.agent.answering.repetition import cut_repetition
+from resin.agent.answering.streaming import TextSink, written
 from resin.agent.language.questions import Question
 from resin.agent.language.spans import Candidate
 from resin.agent.llm.spec import AnswerMode, ModelSpec
@@ -99,15 +100,24 @@ class Answer:
         """Passage ids of the cited sentences, in label order."""
         return list(dict.fromkeys(s["passage_id"] for s in self.sources))
 
-    def message(self) -> str:
-        """What a chat shows: the short answer, its supporting sentences, then the sources."""
+    def message(self, links: Mapping[int, str] | None = None) -> str:
+        """What a chat shows: the short answer, its supporting sentences, then the sources.
+
+        With `links` (label → URL), each `[n]` is a markdown link a chat client renders, so a
+        reader opens the cited passage from the text; without, the text stays plain for a terminal.
+        """
         if not self.found:
             return self.text
+        links = links or {}
+
+        def cite(label: int) -> str:
+            return f"[[{label}]]({links[label]})" if label in links else f"[{label}]"
+
         # Markdown list items: a chat client renders each on its own line, a terminal reads them.
         lines = [self.text, ""]
-        lines += [f"- {s['sentence']} [{s['label']}]" for s in self.sources]
+        lines += [f"- {s['sentence']} {cite(s['label'])}" for s in self.sources]
         lines += ["", "Sources:"]
-        lines += [f'- [{s["label"]}] {s["title"]}: "{s["sentence"]}"' for s in self.sources]
+        lines += [f'- {cite(s["label"])} {s["title"]}: "{s["sentence"]}"' for s in self.sources]
         return "\n".join(lines)
 
 
@@ -239,6 +249,7 @@ def _pick(
     question: Question,
     cands: Sequence[Candidate],
     passages: Sequence[Passage],
+    on_text: TextSink | None = None,
 ) -> tuple[str, BaseMessage]:
     choices = [c.text for c in cands]
     messages = [
@@ -253,36 +264,52 @@ def _pick(
     ]
     # No repeat penalty here: the grammar already bounds the reply, and a penalty would push the
     # model away from the very names the evidence repeats.
-    reply = structured_call(
-        model, choice_format(choices), CHOICE_MAX_TOKENS, frequency_penalty=0.0
-    ).invoke(messages)
+    call = structured_call(model, choice_format(choices), CHOICE_MAX_TOKENS, frequency_penalty=0.0)
+    # only a prefix of a choice is shown: a reply that is no choice is never the answer
+    reply = written(call, messages, on_text, lambda text: any(c.startswith(text) for c in choices))
     picked = parse_short(reply).strip()
     return (picked if picked in choices else ""), reply
 
 
+def _may_be_not_found(text: str) -> bool:
+    """Whether a free answer cut short could still be the model's "not found" (never shown)."""
+    return normalize(NOT_FOUND_CHOICE).startswith(normalize(text))
+
+
 def free_answer(
-    model: BaseChatModel, question: str, context: str, system: str = ANSWER_FREE_SYSTEM
+    model: BaseChatModel,
+    question: str,
+    context: str,
+    system: str = ANSWER_FREE_SYSTEM,
+    on_text: TextSink | None = None,
 ) -> tuple[str, bool, BaseMessage]:
     """A short answer the model writes itself (JSON), cut where it loops; and whether it did."""
-    messages = [
+    messages: list[BaseMessage] = [
         SystemMessage(system),
         HumanMessage(ANSWER_FREE_USER.format(context=context, question=fence(question))),
     ]
-    reply = structured_call(
+    call = structured_call(
         model, json_schema_format(ShortAnswer, FREE_LIMITS), FREE_MAX_TOKENS, **FREE_PENALTIES
-    ).invoke(messages)
+    )
+    reply = written(call, messages, on_text, lambda text: not _may_be_not_found(text))
     text, looped = cut_repetition(" ".join(parse_short(reply).split()))
     return text, looped, reply
 
 
 def answer_from_passages(
-    model: BaseChatModel, mode: AnswerMode, question: Question, *, evidence: AnswerEvidence
+    model: BaseChatModel,
+    mode: AnswerMode,
+    question: Question,
+    *,
+    evidence: AnswerEvidence,
+    on_text: TextSink | None = None,
 ) -> Answer:
     """The short answer to `question` from the evidence's passages, with its supporting sentences.
 
     Nothing in the passages → `NOT_FOUND` without a model call; a pick or free answer that no
     sentence supports → `NOT_FOUND` too: an answer is never the model's own claim. An answer
     inside the best chain's last effect cites the chain's sentences (`evidence.story`).
+    `on_text` is told the short answer as the model writes it (never when no model writes it).
     """
     passages = evidence.passages
     if not passages:
@@ -307,14 +334,14 @@ def answer_from_passages(
         elif mode == "ranked":
             picked, reply = cands[0].text, None
         else:
-            picked, reply = _pick(model, question, cands, passages)
+            picked, reply = _pick(model, question, cands, passages, on_text)
             if not picked:
                 out.notes.append("the model's pick was not one of the choices")
     else:
         context = render_passages(passages)
         if evidence.chains:
             context += f"\n<chains>\n{fence(evidence.chains)}\n</chains>"
-        picked, looped, reply = free_answer(model, question.text, context)
+        picked, looped, reply = free_answer(model, question.text, context, on_text=on_text)
         if looped:
             out.notes.append("the model's answer repeated itself and was cut")
     out.reply = reply

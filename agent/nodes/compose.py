@@ -165,6 +165,7 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             # A model that writes its own answer still reads the passages; so does the ranking
             # where some hop was answered: the passages that hop led to may write the rest.
             answer = None
+    stream = chat_trace.AnswerStream(answer_id)
     if answer is None:
         answer = answer_from_passages(
             make_chat_model(ctx.compose_model),
@@ -180,6 +181,7 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                 chains=chains,
                 units=units,
             ),
+            on_text=stream.told,
         )
     writer(
         {
@@ -209,7 +211,10 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "sources": answer.sources,
         "notes": answer.notes,
         # Text only: tool calls a model was talked into must never reach a parent graph's tools.
-        "messages": [chat_trace.stream_answer(answer_id, answer.message())],
+        # Under a server, each citation links to its passage (the chat renders markdown).
+        "messages": [
+            stream.done(answer.message(chat_trace.source_links(ctx.public_url, answer.sources)))
+        ],
     }
     if answer.reply is not None:
         update["usage"] = [usage_row("compose", answer.reply)]

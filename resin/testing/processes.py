@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import socket
 import subprocess
 import time
@@ -33,9 +36,16 @@ def running(
     """Run `cmd` until the block ends; wait until `ready_url` answers 200.
 
     `cwd` and `env`, when given, are the process's working directory and whole environment.
+    The process leads a process group of its own, which is ended with it: `langgraph dev`
+    stopped alone leaves its component bundler (`langgraphjs-ui watch`, under npx) running.
     """
     proc = subprocess.Popen(
-        cmd, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT, cwd=cwd, env=env
+        cmd,
+        stdout=log or subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
     )
     try:
         deadline = time.monotonic() + timeout
@@ -53,9 +63,16 @@ def running(
             time.sleep(0.5)
         yield proc
     finally:
-        proc.terminate()
+        _signal_group(proc, signal.SIGTERM)
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        _signal_group(proc, signal.SIGKILL)  # what the group's processes left behind
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    """Send `sig` to the process group `proc` leads; nothing when the group has ended."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, sig)

@@ -7,6 +7,8 @@ component from POST /ui/<graph>. A client that ignores UI messages reads the sam
 
 from __future__ import annotations
 
+import html
+import re
 import time
 
 import httpx
@@ -124,6 +126,14 @@ def test_ui_messages_arrive_in_order_with_the_plan_hops_and_sources(server):
         page = httpx.get(shown["url"], timeout=30)
         assert page.status_code == 200, page.text
         assert "<mark" in page.text and cited["title"] in page.text
+    # the message's own citations and Sources entries link to the same passages, sentence marked
+    links = re.findall(r"\[\[(\d+)\]\]\((\S+?)\)", answer["content"])
+    assert len(links) == 2 * len(values["sources"])
+    for label, url in links:
+        cited = values["sources"][int(label) - 1]
+        page = httpx.get(url, timeout=30)
+        assert page.status_code == 200, page.text
+        assert f">{html.escape(cited['sentence'])}</mark>" in page.text
 
     # the answer text arrives as message chunks of the message the trace sits in
     said = "".join(

@@ -213,8 +213,9 @@ def test_a_chat_client_sending_content_blocks_gets_a_short_answer_with_sources(
         held = {e["passage_id"] for e in values["evidence"]}
         assert values["sources"] and {s["passage_id"] for s in values["sources"]} <= held
         assert "Sources:" in message
-        for source in values["sources"]:
-            assert f"[{source['label']}] {source['title']}: " in message
+        for source in values["sources"]:  # each label a link to the server's passage page
+            link = f"[[{source['label']}]]({server.url}/sources/{source['passage_id']}?sentence="
+            assert f"- {link}" in message and f" {source['title']}: " in message
     assert values["question"] == second
 
 
@@ -336,3 +337,30 @@ def test_an_mcp_client_gets_resin_s_description_and_a_compact_json_brief(server)
     full = client_for(server).runs.wait(None, "resin", input={"question": question})
     assert full["answer"] == "Hessa Varn"
     assert full["evidence"] and full["plan"] and full["results"] and full["sources"]
+
+
+def test_studio_reads_the_graph_schemas_and_per_hop_state(server, sample_index):
+    """What LangGraph Studio asks the server for: the drawn graph, the forms' schemas, the state."""
+    client = client_for(server)
+    assistant = client.assistants.search(graph_id="resin")[0]["assistant_id"]
+    drawn = client.assistants.get_graph(assistant, xray=True)
+    nodes = {n["id"] for n in drawn["nodes"]}
+    assert {"plan", "dispatch", "resolve_hop", "compose"} <= nodes
+    schemas = client.assistants.get_schemas(assistant)
+    assert "question" in schemas["input_schema"]["properties"]
+    assert {"answer", "citations"} <= schemas["output_schema"]["properties"].keys()
+    assert {"plan", "results", "evidence"} <= schemas["state_schema"]["properties"].keys()
+    # the run's settings form: every field described, as the Context dataclass documents it
+    fields = schemas["context_schema"]["properties"]
+    assert {"plan_model", "index_path", "answer_mode"} <= fields.keys()
+    assert all(f.get("description") for f in fields.values()), fields
+
+    thread = client.threads.create()["thread_id"]
+    context = {**fake_context(sample_index), "plan_model": "parsed"}
+    values = answer_of(client, thread, {"question": QUESTION}, context)
+    # the state view: each hop's question and its own answer, as plain JSON
+    hops = {hop["id"]: hop for hop in values["plan"]}
+    assert len(hops) == 2
+    assert hops[2]["depends_on"] == [1] and "#1" in hops[2]["question"]
+    assert values["results"]["1"]["answer"] == "Hessa Varn"
+    assert values["results"]["2"]["answer"] == "Caldmere"

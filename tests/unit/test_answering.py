@@ -21,8 +21,9 @@ from resin.agent.language.forms import expected_labels
 from resin.agent.language.questions import Question, is_yes_no, names_written
 from resin.agent.language.spans import Candidate
 from resin.indexes.build import Builder
-from resin.indexes.documents import Document, load_documents, make_passages
-from resin.indexes.index import close_indexes
+from resin.indexes.documents import Document, make_passages
+from resin.indexes.opening import close_indexes
+from resin.indexes.reading import load_documents
 from resin.indexes.units import ReasoningUnit
 from resin.testing.chat import ScriptedChatModel, heuristic_reply
 
@@ -136,6 +137,15 @@ def test_the_model_picks_from_an_enum_and_the_sentences_are_copied_not_written()
     assert any("designed by Tomas Brell" in s["sentence"] for s in rest)
     assert answer.citations[0] == "tomas-brell" or answer.citations[0].startswith("p")
     assert answer.message().startswith("Pellisk\n\n- Tomas Brell was born in the harbour town")
+    # given links (under a server), each label in the text and in Sources is a markdown link
+    links = {s["label"]: f"http://srv/sources/{s['passage_id']}" for s in answer.sources}
+    linked = answer.message(links)
+    assert linked.count("](http://srv/sources/") == 2 * len(links)
+    for source in answer.sources:
+        url = links[source["label"]]
+        assert f"{source['sentence']} [[{source['label']}]]({url})" in linked
+        assert f"- [[{source['label']}]]({url}) {source['title']}: " in linked
+    assert answer.message({}) == answer.message()
 
 
 def test_no_passages_means_not_found_without_a_model_call():
@@ -496,3 +506,26 @@ def test_a_name_is_written_whole_or_each_part_somewhere():
     assert names_written("Rovin Rivers and Cold Harbor", [" rovin rivers ", " cold harbor "])
     assert not names_written("Rovin Rivers and Cold Harbor", [" rovin rivers "])
     assert not names_written("Lindmoor", [" caldmere is older than lindmo "])
+
+
+def test_a_written_answer_is_told_as_it_grows_and_a_not_found_never():
+    told: list[str] = []
+    model = ScriptedChatModel(responses=[json.dumps({"answer": "Tomas Brell"})])
+    question = Question.read("Who designed the bridge?")
+    evidence = AnswerEvidence(passages())
+    answer = answer_from_passages(model, "free", question, evidence=evidence, on_text=told.append)
+    assert answer.text == "Tomas Brell" and told == ["Tomas ", "Tomas Brell"]
+    told.clear()
+    model = ScriptedChatModel(responses=[json.dumps({"answer": "Not found"})])
+    answer = answer_from_passages(model, "free", question, evidence=evidence, on_text=told.append)
+    assert answer.text == NOT_FOUND and told == []
+
+
+def test_a_pick_is_told_only_while_it_can_be_one_of_the_choices():
+    question = Question.read("In which town was the designer of the Aldwick Bridge born?")
+    evidence = AnswerEvidence(passages())
+    for reply, told_last in (("Pellisk", "Pellisk"), ("Napoleon Bonaparte", None)):
+        told: list[str] = []
+        model = ScriptedChatModel(responses=[json.dumps({"answer": reply})])
+        answer_from_passages(model, "choices", question, evidence=evidence, on_text=told.append)
+        assert (told[-1] if told else None) == told_last, told

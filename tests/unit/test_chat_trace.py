@@ -1,6 +1,7 @@
 """The chat's live trace: its props, the order the graph pushes them in, and the passage route."""
 
 import json
+import re
 
 import pytest
 from langchain_core.messages import HumanMessage
@@ -11,9 +12,12 @@ from starlette.testclient import TestClient
 from resin.agent import chat_trace
 from resin.agent.context import Context
 from resin.agent.graph import builder
+from resin.agent.llm import register_chat_model
 from resin.agent.resources import get_index
 from resin.agent.server import app
 from resin.agent.state import Hop, HopResult
+from resin.prompts import ANSWER_FREE_SYSTEM
+from resin.testing.chat import ScriptedChatModel, heuristic_reply
 from resin.tools.retrieval import Chain, ChainLink
 
 from ..conftest import QUESTION
@@ -78,9 +82,8 @@ def test_a_chain_is_drawn_cause_first():
 def streamed(sample_index, question, config=None, graph=None, **fields):
     """One run on the rule-based ``fake`` model: custom parts, message chunks, the final state."""
     graph = graph or builder.compile()
-    ctx = Context.one_model(
-        "fake", index_path=str(sample_index), public_url="http://resin.test:2024", **fields
-    )
+    fields = {"public_url": "http://resin.test:2024", **fields}
+    ctx = Context.one_model("fake", index_path=str(sample_index), **fields)
     custom, chunks, final = [], [], {}
     for mode, payload in graph.stream(
         {"messages": [HumanMessage(question)]},
@@ -158,6 +161,23 @@ def test_a_run_pushes_its_plan_each_hop_and_its_sources_to_one_ui_message(sample
     said = "".join(c.content for c, meta in chunks if c.id == answer.id)
     assert said == answer.content and answer.content.startswith(final["answer"])
     assert all(meta["langgraph_node"] in ("plan", "compose") for _, meta in chunks)
+    # each citation in the text, and each Sources entry, links to the trace's source link
+    for shown in props["sources"]:
+        link = f"[[{shown['label']}]]({shown['url']})"
+        assert f"{shown['sentence']} {link}" in answer.content
+        assert f"- {link} {shown['title']}: " in answer.content
+    assert not re.search(r"(?<!\[)\[\d+\](?!\()", answer.content)  # no bare [n] left
+
+
+def test_without_a_server_address_the_citations_stay_plain_text(sample_index, monkeypatch):
+    """The CLI, the library and the evals read the same plain `[n]` as before."""
+    monkeypatch.delenv("RESIN_PUBLIC_URL", raising=False)
+    monkeypatch.delenv("LANGGRAPH_API_URL", raising=False)
+    _, _, final = streamed(sample_index, QUESTION, public_url="", plan_model="parsed")
+    text = final["messages"][-1].content
+    assert final["sources"] and "](" not in text and "/sources/" not in text
+    for cited in final["sources"]:
+        assert f"- [{cited['label']}] {cited['title']}: " in text
 
 
 def test_hops_resolved_in_parallel_each_keep_their_own_entry(sample_index):
@@ -189,6 +209,64 @@ def test_a_message_that_asks_nothing_gets_its_reply_and_no_trace(sample_index):
     reply = final["messages"][-1]
     assert reply.content.startswith("Ask me a question")
     assert "".join(c.content for c, _ in chunks if c.id == reply.id) == reply.content
+
+
+def answer_parts(sample_index, spec="fake", **fields):
+    """One run's custom events and the answer message's chunks, in the order they came."""
+    ctx = Context.one_model(spec, index_path=str(sample_index), **fields)
+    parts, final = [], {}
+    for mode, payload in builder.compile().stream(
+        {"messages": [HumanMessage(QUESTION)]},
+        context=ctx,
+        stream_mode=["custom", "messages", "values"],
+    ):
+        if mode == "custom" and "event" in payload:
+            parts.append(("event", payload["event"]))
+        elif mode == "messages":
+            chunk, meta = payload
+            parts.append((chunk.id, chunk.content))
+        elif mode == "values":
+            final = payload
+    answer = final["messages"][-1]
+    return parts, [text for key, text in parts if key == answer.id], final
+
+
+def test_a_model_s_answer_reaches_the_chat_as_it_writes_it(sample_index):
+    """Free mode: the model's pieces stream as chunks of the answer message, then the rest."""
+    parts, chunks, final = answer_parts(sample_index, answer_mode="free")
+    answer = final["messages"][-1]
+    assert [m.type for m in final["messages"]] == ["human", "ai"]
+    assert "".join(chunks) == answer.content and final["answer"] == "Orrin Dam"
+    # the scripted model writes the answer word by word: each word comes as a chunk of its own,
+    # before compose has its answer (its "answer" event); the sentences and sources follow
+    assert chunks[1:4] == ["Orrin", " Dam", answer.content.removeprefix("Orrin Dam")]
+    words = parts.index((answer.id, "Orrin"))
+    assert words < parts.index(("event", "answer")) < parts.index((answer.id, chunks[3]))
+
+
+def test_a_picked_answer_arrives_whole(sample_index):
+    """The ranked pick (the embedded model's default) is not written by a model: one chunk."""
+    _, chunks, final = answer_parts(sample_index, answer_mode="ranked")
+    assert [c for c in chunks if c] == [final["messages"][-1].content]
+
+
+def test_a_streamed_answer_compose_sets_aside_is_followed_by_the_message_kept(sample_index):
+    """An answer no sentence supports streamed as written; the thread keeps the not-found alone."""
+
+    def invent(messages, kwargs):
+        if messages[0].content == ANSWER_FREE_SYSTEM:
+            return json.dumps({"answer": "Napoleon Bonaparte"})
+        return heuristic_reply(messages, kwargs)
+
+    register_chat_model("inventing", ScriptedChatModel(responder=invent))
+    _, chunks, final = answer_parts(sample_index, "inventing", answer_mode="free")
+    kept = final["messages"][-1].content
+    assert (
+        not final["sources"]
+        and kept == final["answer"] == "I could not find this in the documents."
+    )
+    assert [m.type for m in final["messages"]] == ["human", "ai"]
+    assert "".join(chunks) == f"Napoleon Bonaparte\n\n{kept}"
 
 
 @pytest.fixture

@@ -45,6 +45,10 @@ def snapshot(**changes):
     """The page as the contract wants it for BRIEF."""
     page = {
         "text": "Caldmere - The Orrin Dam was designed by Hessa Varn. [1]",
+        "citations": [
+            {"text": f"[{s['label']}]", "href": f"{SERVER}/sources/p{s['label']}?sentence=0"}
+            for s in BRIEF["sources"] * 2
+        ],
         "loading": False,
         "traces": 1,
         "hops": [
@@ -143,6 +147,16 @@ def test_the_answer_checks_read_the_chat_text():
         "answer shown in the chat",
         "answer is a sample answer",
     }
+
+
+def test_the_answer_s_citations_must_each_link_to_a_passage_of_the_server():
+    timings = {"run finished": 3.0}
+    name = "answer's citations link to their passages"
+    links = snapshot()["citations"]
+    elsewhere = [{**links[0], "href": "http://example.org:80/sources/p1"}, *links[1:]]
+    for citations in ([], links[:2], elsewhere, [{**links[0], "text": "[9]"}, *links[1:]]):
+        checks = ui_browser._answer_checks(snapshot(citations=citations), timings, expected())
+        assert failed(checks) == {name}, citations
 
 
 def test_a_plain_client_needs_the_answer_streamed_and_in_the_last_message():
