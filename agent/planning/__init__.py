@@ -40,7 +40,7 @@ from resin.agent.planning.descriptions import (
     possessive,
     prep_description,
 )
-from resin.agent.planning.filters import filtered
+from resin.agent.planning.filters import filtered, relative_filter
 from resin.agent.planning.names import (
     DEGENERATE,
     PLACEHOLDER,
@@ -114,6 +114,7 @@ def _first_reading(text: str) -> list[Hop]:
         both_objects,
         both_subjects,
         filtered,
+        relative_filter,
     )
     for reader in readers:
         plan = Plan()

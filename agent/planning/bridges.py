@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from spacy.tokens import Doc, Token
+
 from resin.agent.language.relations import question_type, relation_type
 from resin.agent.planning.clauses import WH_OPENERS
 from resin.agent.planning.descriptions import chain
@@ -15,12 +17,35 @@ from resin.agent.planning.names import Plan, entity_end, is_name_word, main_rela
 from resin.indexes.nlp_extraction import load_pipeline
 
 _IN_SITU = frozenset("what which who whom when where how".split())
+_ARTICLES = frozenset("a an the this".split())
 
 
 def _determiner(words: list[str], at: int) -> bool:
     """A capitalized article that opens no name ("The people for whom …", "A book that …")."""
     nxt = words[at + 1] if at + 1 < len(words) else ""
     return words[at].lower() in ("the", "a", "an", "this") and not is_name_word(nxt)
+
+
+def _common(token: Token) -> bool:
+    """A lower-case noun (the small parser tags some, "lord", as proper nouns)."""
+    return token.pos_ in ("NOUN", "PROPN") and token.is_lower
+
+
+def _article(doc: Doc, noun: Token) -> Token | None:
+    """The article that opens the noun's phrase: its own, else the nearest over its modifiers.
+
+    "a Dominican professional baseball left fielder": the parse may hang the article on a
+    modifier; only adjectives, nouns and misread participles may stand between.
+    """
+    own = next((c for c in noun.children if c.dep_ == "det" and c.lower_ in _ARTICLES), None)
+    if own is not None:
+        return own
+    for token in reversed(doc[max(0, noun.i - 6) : noun.i]):
+        if token.lower_ in _ARTICLES:
+            return token
+        if token.pos_ in ("ADP", "AUX", "PUNCT", "PRON", "DET", "CCONJ") and token.tag_ != "HYPH":
+            return None
+    return None
 
 
 def bridge_clause(question: str, plan: Plan) -> bool:
@@ -43,20 +68,15 @@ def bridge_clause(question: str, plan: Plan) -> bool:
     if wh is None:
         return False
     clause = next(
-        (
-            a
-            for a in wh.ancestors
-            if a.dep_ in ("relcl", "acl") and a.head.pos_ == "NOUN" and a.head.is_lower
-        ),
+        (a for a in wh.ancestors if a.dep_ in ("relcl", "acl") and _common(a.head)),
         None,
     )
     if clause is None:
         return False
     noun = clause.head
-    det = next(
-        (c for c in noun.children if c.dep_ == "det" and c.lower_ in ("a", "an", "the", "this")),
-        None,
-    )
+    if clause.left_edge.i > 0 and _common(doc[clause.left_edge.i - 1]):
+        noun = doc[clause.left_edge.i - 1]  # a clause hangs on the noun just before it
+    det = _article(doc, noun)
     last = len(doc) - 1 - (doc[-1].is_punct)
     if det is None or clause.left_edge.i != noun.i + 1 or clause.right_edge.i < last:
         return False
@@ -72,6 +92,8 @@ def bridge_clause(question: str, plan: Plan) -> bool:
     subject = " ".join(before[named[0] : entity_end(before, named[0])])
     relation = " ".join([noun.lower_, *(w for w in before if not is_name_word(w))])
     rest = doc[noun.i + 1 : last + 1]
+    if len(rest) > 1 and rest[1].is_punct:
+        return False  # "a style that, when …, is called what": an aside splits the clause
     if rest[0].lower_ in ("who", "whom", "that", "which"):
         tail = rest[1:].text.split()
     elif rest[0].tag_ == "VBN":  # a reduced clause: "born in what year", "set in what state"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from spacy.tokens import Token
+
 from resin.agent.language.relations import (
     KINSHIP,
     is_relational,
@@ -96,8 +98,11 @@ def of_description(words: list[str], plan: Plan) -> list[str] | None:
         if end == name_at + 1 and name_at > i + 1 and _clause_after(words, end):
             continue  # "the birthplace of the Senator who …": a title a clause describes
         if end < len(words) and words[end].isalpha() and words[end].islower():
-            if _modifier(" ".join(words[name_at:end]), words[end]):
-                continue  # "the author of the 1993 production": the name modifies a noun
+            name = " ".join(words[name_at:end])
+            if _modifier(name, words[end]) or name_at > i + 1 and _names_a_noun(words, end):
+                # "the author of the 1993 production", "the mother of the Texas business man":
+                # the name modifies a noun, and that noun's phrase is what "of" takes
+                continue
         for start in range(left, i):  # the longest relational phrase first
             relation = " ".join(words[start:i])
             if relation_head(relation) in _APPOSITIVE or not is_relational(relation):
@@ -237,6 +242,33 @@ def _modifier(name: str, noun: str) -> bool:
     )
 
 
+def _word_token(words: list[str], at: int) -> Token | None:
+    """The token that starts `words[at]` in the parse of the whole question, if one does."""
+    doc = load_pipeline()(" ".join(words))
+    offset = sum(len(w) + 1 for w in words[:at])
+    return next((t for t in doc if t.idx == offset), None)
+
+
+def _names_a_noun(words: list[str], end: int) -> bool:
+    """Does the name ending before `words[end]` modify that common noun ("the Texas business man")?
+
+    Not the question's last word: the small parser tags a final verb as a noun ("… study").
+    """
+    noun = _word_token(words, end) if end + 1 < len(words) else None
+    return noun is not None and noun.tag_ in ("NN", "NNS") and noun.doc[noun.i - 1].head.i >= noun.i
+
+
+def _modifies_later(words: list[str], at: int) -> bool:
+    """Does the noun at `words[at]` modify a later one ("the Blazers college athletic teams")?"""
+    noun = _word_token(words, at)
+    return (
+        noun is not None
+        and noun.tag_ in ("NN", "NNS")
+        and noun.dep_ in ("compound", "nmod", "amod")
+        and noun.head.i > noun.i
+    )
+
+
 def noun_after_name(words: list[str], plan: Plan) -> list[str] | None:
     """Replace "the NAME REL" ("the Oh Yeah performer") by its hop."""
     for i, word in enumerate(words[:-2]):
@@ -244,8 +276,13 @@ def noun_after_name(words: list[str], plan: Plan) -> list[str] | None:
             continue
         end = entity_end(words, i + 1)
         noun = words[end].rstrip(",;:") if end < len(words) else ""
-        if noun and _after_name(noun) and not _modifier(" ".join(words[i + 1 : end]), noun):
-            name = " ".join(words[i + 1 : end])
+        name = " ".join(words[i + 1 : end])
+        if (
+            noun
+            and _after_name(noun)
+            and not _modifier(name, noun)
+            and not _modifies_later(words, end)
+        ):
             ref = plan.relation_hop(noun, name)
             return words[:i] + [ref + words[end][len(noun) :]] + words[end + 1 :]
     return None

@@ -8,10 +8,12 @@ names the answer both give.
 
 from __future__ import annotations
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
+from resin.agent.language.relations import question_type
 from resin.agent.planning.conjoined import FINITE, fact, shared, subject_of
-from resin.agent.planning.names import Plan, is_name_word
+from resin.agent.planning.declaratives import front, opens_question
+from resin.agent.planning.names import Plan, is_name_word, main_relation, wh_words
 from resin.indexes.nlp_extraction import load_pipeline
 
 # Prepositions that place or attach a candidate: "the actor in X", "the rapper on X".
@@ -20,6 +22,9 @@ _PLACING = frozenset("in on at from near".split())
 _PHRASE_TAGS = frozenset("JJ NN NNS NNP NNPS HYPH CD VBN".split())
 # Words that open a clause or join phrases: a modifier holding one is no simple selection.
 _JOINS = frozenset("and or , that who whom which whose where when".split())
+# Relative words that stand for a clause's subject ("the musician who is best known for …").
+_SUBJECT_RELATIVES = frozenset("who that which".split())
+_WH_WORDS = frozenset("what which who whom whose where when how".split())
 
 
 def filtered(question: str, plan: Plan) -> bool:
@@ -71,3 +76,66 @@ def _opens_modifier(doc: Doc, at: int) -> bool:
     if token.lower_ in _PLACING:
         return True
     return token.tag_ == "VBN" and at + 1 < len(doc) and doc[at + 1].tag_ == "IN"
+
+
+def relative_filter(question: str, plan: Plan) -> bool:
+    """Read "… WH N that/who CLAUSE …": the rest of the question's candidates, the clause's, shared.
+
+    "X played with what musician who is best known for Y?" → "With what musician did X play?",
+    "What musician is best known for Y?" and a computed hop names the answer both give; the
+    clause may stand inside ("Which battle, that resulted in X, did Y start?"). The clause is a
+    subject relative on the question phrase's noun with a verb of its own and a name, holding no
+    question word; the rest of the question must ask with its own predicate.
+    """
+    doc = load_pipeline()(question)
+    wh = next((t for t in doc if t.lower_ in ("what", "which") and t.dep_ == "det"), None)
+    noun = wh.head if wh is not None else None
+    if wh is None or noun is None or noun.pos_ != "NOUN" or not noun.is_lower or noun.i < wh.i:
+        return False
+    clause = next((c for c in noun.rights if c.dep_ == "relcl" and _finite(c)), None)
+    if clause is None:
+        return False
+    opener = clause.left_edge
+    if opener.is_punct:
+        opener = opener.nbor()
+    if opener.lower_ not in _SUBJECT_RELATIVES or opener.dep_ not in ("nsubj", "nsubjpass"):
+        return False
+    if any(t.lower_ in _WH_WORDS and t.i not in (wh.i, opener.i) for t in doc):
+        return False  # another question word: the clause asks, or a bridge runs through it
+    start = opener.i - (opener.nbor(-1).is_punct and opener.nbor(-1).text == ",")
+    if start != noun.i + 1 and not (start > noun.i + 1 and doc[noun.i + 1 : start].text == ","):
+        return False
+    end = clause.right_edge.i + 1
+    if end < len(doc) and doc[end].text == ",":
+        end += 1
+    if end < len(doc) and not doc[end].is_punct and doc[end].pos_ not in ("VERB", "AUX"):
+        return False  # the parse left words of the clause after it: no clean split
+    predicate = doc[opener.i + 1 : clause.right_edge.i + 1]
+    if not any(is_name_word(t.text) for t in predicate) or predicate.text.count('"') % 2:
+        return False
+    rest = " ".join([doc[: noun.i + 1].text, doc[end:].text]).strip(" ?.!")
+    asked = rest if opens_question(rest) else front(rest)
+    if not asked or not any(is_name_word(w) for w in rest.split()[1:]):
+        return False
+    lead = next((t.i for t in doc[: wh.i] if t.pos_ not in ("ADP", "DET")), wh.i)
+    # the words around the question phrase, without a fronted preposition ("With what …")
+    subject = subject_of(load_pipeline()(f"{doc[lead : wh.i].text} {doc[end:].text}")[:])
+    relation = main_relation(" ".join(w for w in asked.split() if w not in subject.split()))
+    first = plan.add(
+        f"{asked.rstrip('?')}?", subject, relation, question_type(wh_words(asked), relation)
+    )
+    phrase = doc[wh.i : noun.i + 1].text
+    phrase = phrase[0].upper() + phrase[1:]
+    deps = [int(first[1:]), fact(phrase, predicate, plan)]
+    kind = question_type(phrase.lower(), "")
+    for hop in plan.hops if kind != "other" else ():
+        hop.answer_type = kind  # the asked noun types both facts ("what singer": a person)
+    shared(question, phrase, deps, [rest, predicate.text], plan)
+    return True
+
+
+def _finite(verb: Token) -> bool:
+    """A verb with a tense of its own, or with an auxiliary that has one ("is known")."""
+    return verb.tag_ in FINITE or any(
+        c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE for c in verb.lefts
+    )

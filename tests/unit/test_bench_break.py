@@ -9,15 +9,8 @@ import pytest
 
 from resin.agent.language.questions import Question
 from resin.agent.state import Hop
-from resin.evals.bench_break import (
-    Row,
-    examples,
-    hop_problems,
-    human_lookups,
-    plan_question,
-    shape,
-    unnamed_subject,
-)
+from resin.evals.bench_break import examples, plan_question
+from resin.evals.break_judge import Row, hop_problems, human_lookups, shape, unnamed_subject
 
 
 @pytest.mark.parametrize(

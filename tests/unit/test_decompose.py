@@ -1,5 +1,9 @@
 """The parse-based planner: real hops with placeholders, relation phrases and answer types."""
 
+import re
+
+import pytest
+
 from resin.agent.planning import decompose, describe_hop
 from resin.agent.planning.bridges import main_verb
 from resin.agent.planning.declaratives import front
@@ -350,3 +354,41 @@ def test_a_participle_description_with_several_conditions_is_no_hop():
         )
         == []
     )
+
+
+def test_a_clause_that_asks_hangs_on_the_noun_just_before_it():
+    # the parse may hang "that focuses on what" on "editor"; the nearer "magazine" is the bridge
+    hops = decompose("Ida Welk is the managing editor of the magazine that focuses on what?")
+    assert [h.question for h in hops] == [
+        "What is the magazine that Ida Welk is the managing editor of?",
+        "On what does #1 focus?",
+    ]
+    lord = decompose(
+        "Tomas Brell served as Keeper of the Seals of the Orrin Court under the lord who served "
+        "in what position from 1865 to 1868?"
+    )
+    assert lord[0].question.startswith("Who is the lord that Tomas Brell served as Keeper")
+    # an aside between the relative word and its clause: no clean hop to ask
+    assert (
+        decompose("Lindmoor Fen was painted in a style that, when it uses chalk, is called what?")
+        == []
+    )
+
+
+@pytest.mark.parametrize(
+    "question, torn",
+    [
+        # the name modifies the noun "of" takes: the thing asked about is the whole phrase
+        (
+            "Who is the mother of the Velmora shipping magnate that founded Kestrel Lines?",
+            "Velmora",
+        ),
+        ("Who was the wife of the Orrin Party nomination for Senate in 1931?", "Orrin Party"),
+        # the relational noun after the name modifies a later noun
+        ("Which northern city hosts the Tarrow college rowing crews?", "Tarrow"),
+    ],
+)
+def test_a_name_that_modifies_a_noun_is_not_what_a_hop_asks_about(question, torn):
+    hops = decompose(question)
+    assert all(hop.subject != torn for hop in hops), [hop.question for hop in hops]
+    assert not any(re.search(r"#\d \w+ (?:magnate|nomination|rowing)", h.question) for h in hops)

@@ -51,3 +51,26 @@ def test_adverbs_before_the_predicate_s_verb_and_a_closing_quote_stay_in_the_pre
         "Which singer was in the band Red Orchard?",
         'Which singer also appeared in "Low Tide"?',
     ]
+
+
+def test_a_relative_clause_on_the_question_phrase_is_a_fact_of_its_own():
+    hops = decompose(
+        "Tomas Brell played with what drummer who is best known for his work in Red Orchard?"
+    )
+    assert [(h.question, h.subject) for h in hops[:2]] == [
+        ("With what drummer did Tomas Brell play?", "Tomas Brell"),
+        ("What drummer is best known for his work in Red Orchard?", "Red Orchard"),
+    ]
+    assert hops[2].compute == "common" and hops[2].depends_on == [1, 2]
+    inside = decompose("Which singer, who was a founding member of Red Orchard, wrote Low Tide?")
+    assert [(h.question, h.answer_type) for h in inside[:2]] == [
+        ("Which singer wrote Low Tide?", "person"),
+        ("Which singer was a founding member of Red Orchard?", "person"),
+    ]
+
+
+def test_a_relative_clause_that_asks_or_names_nothing_is_no_filter():
+    # the clause holds the question word: a bridge through the drummer, not two facts
+    hops = decompose("Tomas Brell played with a drummer who was born in what city?")
+    assert not any(h.compute == "common" for h in hops)
+    assert decompose("Tomas Brell played with what drummer who is best known for his work?") == []
