@@ -138,6 +138,24 @@ def test_the_listwise_fit_ranks_the_feature_that_marks_the_gold_candidate_first(
     assert weights[kin] > 0 > weights[frequency]
 
 
+def test_the_listwise_fit_is_the_optimum_of_each_hops_softmax_over_hops_of_any_size():
+    rng = np.random.default_rng(0)
+    hops = []
+    for size in (1, 2, 5, 9, 3, 7):
+        x = rng.normal(size=(size, len(FEATURES)))
+        gold = np.zeros(size, dtype=bool)
+        gold[: 1 + (size > 4)] = True  # a hop may hold two gold candidates
+        hops.append((x, gold))
+    weights = _fit_listwise(hops)
+    grad = weights.copy()  # L2 = 1: the penalty's gradient, then each hop's own, one by one
+    for x, gold in hops:
+        p = np.exp(x @ weights - (x @ weights).max())
+        p /= p.sum()
+        grad += p @ x - (p[gold] / p[gold].sum()) @ x[gold]
+    assert np.abs(grad).max() < 1e-3
+    assert np.abs(weights).max() > 1e-3
+
+
 def test_a_hop_reads_from_its_dependencys_alternative_when_that_reads_better():
     index = FakeIndex()
     index.add("Osric Vane", "Osric Vane lives in Harlow, where he was a judge.")
