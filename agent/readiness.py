@@ -16,12 +16,8 @@ from starlette.routing import Route
 
 from resin.agent.context import Context
 from resin.indexes.database import DatabaseError, shown_url
-from resin.indexes.index import (
-    IndexConfig,
-    index_exists,
-    missing_index_message,
-    resolve_index_path,
-)
+from resin.indexes.index_config import IndexConfig, missing_index_message, resolve_index_path
+from resin.indexes.opening import index_exists
 
 # seconds each server gets to answer: a probe must end before the prober gives up on it
 PROBE_SECONDS = 3.0

@@ -10,7 +10,8 @@ import weakref
 from resin.agent.context import Context
 from resin.agent.llm import check_model
 from resin.indexes.embeddings import Embedder
-from resin.indexes.index import Index, open_index
+from resin.indexes.index import Index
+from resin.indexes.opening import open_index
 
 log = logging.getLogger("resin")
 

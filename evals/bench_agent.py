@@ -39,7 +39,8 @@ from resin.evals.hash_embedder import HashEmbedder
 from resin.evals.scripted import FAKE_SPEC, register_fake
 from resin.indexes.build import Builder
 from resin.indexes.embeddings import make_embedder
-from resin.indexes.index import Index, open_index
+from resin.indexes.index import Index
+from resin.indexes.opening import open_index
 from resin.testing import chat
 
 
@@ -114,7 +115,7 @@ def overhead(ctx: Context, passages: int, n: int) -> dict[str, Any]:
 
 def prompt_tokens(index_path: Path) -> dict[str, Any]:
     from resin.agent import SAMPLE_DIR
-    from resin.indexes.documents import load_documents
+    from resin.indexes.reading import load_documents
 
     index = open_index(index_path, create=True)
     docs, _ = load_documents([SAMPLE_DIR / "docs"])

@@ -25,9 +25,9 @@ from resin.agent.graph import graph
 from resin.agent.llm import DEFAULT_CHAT_SPEC, make_chat_model
 from resin.agent.resources import get_index
 from resin.indexes.build import Builder
-from resin.indexes.documents import load_documents
-from resin.indexes.index import open_index
 from resin.indexes.nlp_extraction import load_pipeline
+from resin.indexes.opening import open_index
+from resin.indexes.reading import load_documents
 from resin.indexes.units import normalize
 
 SAMPLE = Path(__file__).resolve().parents[1] / "agent" / "sample"

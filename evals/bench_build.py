@@ -20,7 +20,7 @@ from typing import Any
 from resin.indexes.build import Builder
 from resin.indexes.documents import Document
 from resin.indexes.embeddings import make_embedder
-from resin.indexes.index import open_index
+from resin.indexes.opening import open_index
 from resin.testing import chat
 
 PLACES = [

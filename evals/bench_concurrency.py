@@ -28,10 +28,11 @@ from resin.agent import SAMPLE_DIR
 from resin.agent.llm import make_chat_model
 from resin.evals.bench_build import corpus
 from resin.indexes.build import Builder
-from resin.indexes.documents import Document, load_documents
+from resin.indexes.documents import Document
 from resin.indexes.embeddings import make_embedder
-from resin.indexes.index import open_index
 from resin.indexes.maintenance import snapshot
+from resin.indexes.opening import open_index
+from resin.indexes.reading import load_documents
 
 
 def build_levels(

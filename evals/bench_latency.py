@@ -36,9 +36,10 @@ from resin.evals import metrics
 from resin.evals.data import Question, load_dataset
 from resin.evals.provenance import command_of
 from resin.evals.report import machine_settings, publish
-from resin.indexes.build import Builder, extractors
-from resin.indexes.index import open_index
+from resin.indexes.build import Builder
+from resin.indexes.extractors import extractors
 from resin.indexes.nlp_extraction import load_pipeline
+from resin.indexes.opening import open_index
 
 # ../shared/data beside the repository, where CI and this machine keep the benchmark data.
 HOTPOT = Path(__file__).resolve().parents[2] / "shared/data/hotpotqa/hotpotqa_dev_300.jsonl"

@@ -33,8 +33,9 @@ from typing import Any
 from resin.evals.data import load_dataset, sentence_index
 from resin.evals.provenance import command_of
 from resin.evals.report import machine_settings, publish
-from resin.indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
+from resin.indexes.documents import DEFAULT_PASSAGE_CHARS, make_passages
 from resin.indexes.nlp_extraction import NlpExtractor, load_pipeline
+from resin.indexes.reading import load_documents
 from resin.indexes.units import ReasoningUnit, normalize
 
 

@@ -26,23 +26,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from resin.evals.bench_postgres_report import report
+from resin.evals.bench_processes import chroma_server, postmaster_pid, pss_mb, run_worker, status_mb
 from resin.evals.postgres import create_database, postgres
 from resin.evals.provenance import command_of
 from resin.evals.report import machine_settings, publish
-from resin.testing.processes import free_port
 
 CORPORA = ("sample", "hotpot")
-BACKENDS = ("sqlite", "postgres")
 # Indexed by a second builder while a replica serves: the batch the replica must pick up.
 EXTRA = {
     "id": "bench-extra-harlow-weir",
@@ -57,39 +53,13 @@ ENV = {"HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False", "LANGSMITH_TRACIN
 
 
 # --- measurements inside a worker ---------------------------------------------------------------
-def _status_mb(field: str, pid: int | str = "self") -> float:
-    """A /proc/PID/status memory line (VmRSS, VmHWM) in MB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(f"{field}:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def _pss_mb(pid: int) -> float:
-    """Proportional set size of a process and its descendants, in MB.
-
-    A server's processes share memory (PostgreSQL's buffers): PSS counts each page once.
-    """
-    todo, total = [pid], 0.0
-    while todo:
-        current = todo.pop()
-        try:
-            for line in Path(f"/proc/{current}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Pss:"):
-                    total += int(line.split()[1]) / 1024
-            for task in Path(f"/proc/{current}/task").iterdir():
-                todo += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            continue  # exited meanwhile
-    return total
-
-
 def _documents(corpus: str) -> tuple[list[Any], int]:
     """The corpus's documents and the passage size they are cut at."""
     from resin.agent import SAMPLE_DIR
     from resin.evals.bench_latency import HOTPOT
     from resin.evals.data import load_dataset
-    from resin.indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents
+    from resin.indexes.documents import DEFAULT_PASSAGE_CHARS
+    from resin.indexes.reading import load_documents
 
     if corpus == "sample":
         docs, _errors = load_documents([SAMPLE_DIR / "docs"])
@@ -111,7 +81,7 @@ def _questions(corpus: str, n: int, seed: int) -> list[str]:
 
 
 def _open(job: dict[str, Any], embedder: Any, create: bool = False, **extra: Any) -> Any:
-    from resin.indexes.index import open_index
+    from resin.indexes.opening import open_index
 
     return open_index(
         job["index"],
@@ -154,7 +124,7 @@ def build_worker(job: dict[str, Any]) -> dict[str, Any]:
         "graph_nodes": stats["graph_nodes"],
         "graph_edges": stats["graph_edges"],
         "build_seconds": seconds,
-        "peak_rss_mb": _status_mb("VmHWM"),
+        "peak_rss_mb": status_mb("VmHWM"),
     }
 
 
@@ -278,55 +248,20 @@ def serve_worker(job: dict[str, Any]) -> dict[str, Any]:
         final = graph.invoke({"question": question}, context=ctx)
         ms.append(1000 * (time.perf_counter() - start))
         answers.append([final.get("answer"), sorted(final.get("citations") or [])])
-    rss = _status_mb("VmRSS")
+    rss = status_mb("VmRSS")
     return {
         "open_seconds": open_seconds,
         "ms": ms,
         "answers": answers,
         "rss_mb": rss,
-        "peak_rss_mb": _status_mb("VmHWM"),
+        "peak_rss_mb": status_mb("VmHWM"),
         "reload": _reload(index, job),
     }
 
 
 # --- the run ------------------------------------------------------------------------------------
-def run_worker(module: str, job: dict[str, Any], label: str) -> dict[str, Any]:
-    """Run one job of `module` in a fresh interpreter; its JSON result (the last line it prints)."""
-    done = subprocess.run(
-        [sys.executable, "-m", module, "--worker", json.dumps(job)],
-        stdout=subprocess.PIPE,
-        text=True,
-        check=False,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"worker {label} failed ({done.returncode})")
-    result: dict[str, Any] = json.loads(lines[-1])
-    return result
-
-
 def _worker(job: dict[str, Any]) -> dict[str, Any]:
     return run_worker("resin.evals.bench_postgres", job, f"{job['mode']} {job['backend']}")
-
-
-@contextmanager
-def chroma_server(path: Path) -> Iterator[tuple[int, int]]:
-    """A `chroma run` server on a free loopback port: (port, pid)."""
-    from resin.testing.processes import running
-
-    chroma = shutil.which("chroma") or str(Path(sys.prefix) / "bin" / "chroma")
-    port = free_port()
-    cmd = [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)]
-    with running(cmd, f"http://127.0.0.1:{port}/api/v2/heartbeat") as proc:
-        yield port, proc.pid
-
-
-def _postmaster_pid(url: str) -> int:
-    import psycopg
-
-    with psycopg.connect(url) as conn:
-        row = conn.execute("SHOW data_directory").fetchone()
-    return int((Path(row[0]) / "postmaster.pid").read_text().split()[0]) if row else 0
 
 
 def run_corpus(corpus: str, args: argparse.Namespace, root: Path) -> dict[str, Any]:
@@ -348,97 +283,9 @@ def run_corpus(corpus: str, args: argparse.Namespace, root: Path) -> dict[str, A
         for backend, where in jobs.items():
             print(f"{corpus}: serving from {backend}", file=sys.stderr, flush=True)
             out["backends"][backend]["serve"] = _worker({**where, "mode": "serve"})
-        out["chroma_server_pss_mb"] = _pss_mb(chroma_pid)
-        out["postgres_server_pss_mb"] = _pss_mb(_postmaster_pid(url))
+        out["chroma_server_pss_mb"] = pss_mb(chroma_pid)
+        out["postgres_server_pss_mb"] = pss_mb(postmaster_pid(url))
     return out
-
-
-def _pct(values: list[float], q: float) -> float:
-    from resin.evals.metrics import percentile
-
-    return percentile(values, q) or 0.0
-
-
-def _reload_cell(reload: dict[str, Any]) -> str:
-    """`Index.reloaded()`, or on one machine the reads a load makes."""
-    seconds = reload.get("reloaded_seconds", reload["total"])
-    return f"{seconds:.3f}"
-
-
-def _reload_note(reload: dict[str, Any]) -> str:
-    """What the reload column timed, and the parts of a reload one by one."""
-    parts = ", ".join(
-        f"{part.replace('_', ' ')} {reload[part]:.3f} s"
-        for part in ("graph", "entity_vectors", "bm25")
-    )
-    if "batch_seconds" not in reload:
-        return (
-            f"no reload (one machine's files); the same reads from graph.json and the embedded "
-            f"store, median of {RELOADS}: {parts}, in all {reload['total']:.3f} s"
-        )
-    note = f"a second builder indexed one document in {reload['batch_seconds']:.2f} s; "
-    if reload["followed_seconds"] is None:
-        note += f"the replica swapped no new generation in within {FOLLOW_TIMEOUT:.0f} s"
-    else:
-        note += (
-            f"the replica's follower had swapped the new generation in "
-            f"{reload['followed_seconds']:.2f} s after the commit"
-        )
-    note += f" (batch picked up: {reload['picked_up_batch']}); "
-    note += (
-        f"`Index.reloaded()` (generation {reload['generation']}), median of {RELOADS}: "
-        f"{reload['reloaded_seconds']:.3f} s (the new names' vectors only); a whole load's reads "
-        f"one by one: {parts}, in all {reload['total']:.3f} s"
-    )
-    return note
-
-
-def report(results: list[dict[str, Any]], settings: dict[str, str]) -> str:
-    """The markdown report: one row per corpus and backend, then what was timed as a reload."""
-    lines = [f"- {k}: {v}" for k, v in settings.items()]
-    lines += [
-        "",
-        "| corpus | backend | passages | build s | passages/s | units | edges | open s "
-        "| query p50 ms | query p95 ms | replica RSS MB | reload s |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    notes = []
-    for result in results:
-        corpus, backends = result["corpus"], result["backends"]
-        for backend in BACKENDS:
-            build, serve = backends[backend]["build"], backends[backend]["serve"]
-            ms, reload = serve["ms"], serve["reload"]
-            lines.append(
-                f"| {corpus} | {backend} | {build['passages']:,} | {build['build_seconds']:.1f} "
-                f"| {build['passages'] / build['build_seconds']:.1f} | {build['units']:,} "
-                f"| {build['graph_edges']:,} | {serve['open_seconds']:.2f} | {_pct(ms, 50):.1f} "
-                f"| {_pct(ms, 95):.1f} | {serve['rss_mb']:.0f} | {_reload_cell(reload)} |"
-            )
-            notes.append(f"- {corpus} {backend}: {_reload_note(reload)}")
-        same = sum(
-            a == b
-            for a, b in zip(
-                backends["sqlite"]["serve"]["answers"],
-                backends["postgres"]["serve"]["answers"],
-                strict=True,
-            )
-        )
-        asked = len(backends["sqlite"]["serve"]["answers"])
-        loads = "; ".join(
-            f"{backend} {step} {figures['load'][0]:.1f} → {figures['load'][1]:.1f}"
-            for backend in BACKENDS
-            for step, figures in backends[backend].items()
-            if "load" in figures
-        )
-        notes.append(f"- {corpus}: load average (1 min) at start → end of each step: {loads}")
-        notes.append(
-            f"- {corpus}: {asked} questions, {same} with the same answer and citations from both "
-            f"backends; peak RSS sqlite {backends['sqlite']['serve']['peak_rss_mb']:.0f} MB, "
-            f"postgres {backends['postgres']['serve']['peak_rss_mb']:.0f} MB; servers (PSS, "
-            f"after both runs): Chroma {result['chroma_server_pss_mb']:.0f} MB, PostgreSQL "
-            f"{result['postgres_server_pss_mb']:.0f} MB"
-        )
-    return "\n".join(lines + [""] + notes)
 
 
 def main() -> None:
@@ -469,7 +316,7 @@ def main() -> None:
         "servers": "PostgreSQL (evals.postgres, fsync off) and `chroma run` on loopback, same cores",
         **machine_settings(load_before),
     }
-    text = report(results, settings)
+    text = report(results, settings, RELOADS, FOLLOW_TIMEOUT)
     publish(text, results, args.out, args.json, command_of("resin.evals.bench_postgres"))
 
 

@@ -38,12 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from resin.evals.bench_build import linked_passages
-from resin.evals.bench_postgres import (
-    _postmaster_pid,
-    _pss_mb,
-    _status_mb,
+from resin.evals.bench_processes import (
     chroma_server,
+    postmaster_pid,
+    pss_mb,
     run_worker,
+    status_mb,
 )
 from resin.evals.postgres import create_database, postgres
 from resin.evals.provenance import command_of
@@ -85,7 +85,7 @@ def questions(passages: int, n: int, seed: int = 1) -> list[str]:
 # --- inside a worker -----------------------------------------------------------------------------
 def _open(job: dict[str, Any], **extra: Any) -> Any:
     from resin.evals.hash_embedder import HashEmbedder
-    from resin.indexes.index import open_index
+    from resin.indexes.opening import open_index
 
     return open_index(
         job["index"],
@@ -137,13 +137,13 @@ def serve_worker(job: dict[str, Any]) -> dict[str, Any]:
     from resin.evals.hash_embedder import HashEmbedder
 
     HashEmbedder().embed_documents(["warm"])
-    base = _status_mb("VmRSS")
+    base = status_mb("VmRSS")
     start = time.perf_counter()
     index = _open(job, checking=job["mode"] == "loaded")
     index.search_passages("warm", 1, "lexical")  # a loaded index builds its BM25 here
     open_seconds = time.perf_counter() - start
     gc.collect()
-    after_open = _status_mb("VmRSS")
+    after_open = status_mb("VmRSS")
     ms = []
     for question in questions(job["passages"], job["questions"]):
         start = time.perf_counter()
@@ -153,8 +153,8 @@ def serve_worker(job: dict[str, Any]) -> dict[str, Any]:
     figures = {
         "base_rss_mb": base,
         "open_rss_mb": after_open,
-        "asked_rss_mb": _status_mb("VmRSS"),
-        "peak_rss_mb": _status_mb("VmHWM"),
+        "asked_rss_mb": status_mb("VmRSS"),
+        "peak_rss_mb": status_mb("VmHWM"),
         "open_seconds": open_seconds,
         "p50_ms": statistics.median(ms),
     }
@@ -192,8 +192,8 @@ def run(sizes: list[int], n_questions: int, workdir: Path) -> Iterator[tuple[int
                 print(f"[bench_scale] {mode} replica at {size:,}", file=sys.stderr, flush=True)
                 row[mode] = _worker({**job, "mode": mode})
             row["servers_pss_mb"] = {
-                "postgresql": _pss_mb(_postmaster_pid(url)),
-                "chroma": _pss_mb(chroma_pid),
+                "postgresql": pss_mb(postmaster_pid(url)),
+                "chroma": pss_mb(chroma_pid),
             }
             yield size, row
 

@@ -19,8 +19,9 @@ from resin.agent import SAMPLE_DIR
 from resin.agent.llm import DEFAULT_CHAT_SPEC, make_chat_model
 from resin.agent.llm.llama_cpp import ChatLlamaCpp
 from resin.indexes.build import Builder
-from resin.indexes.documents import DEFAULT_PASSAGE_CHARS, load_documents, make_passages
-from resin.indexes.index import open_index
+from resin.indexes.documents import DEFAULT_PASSAGE_CHARS, make_passages
+from resin.indexes.opening import open_index
+from resin.indexes.reading import load_documents
 
 
 def main() -> None:

@@ -17,8 +17,8 @@ from typing import Any
 from resin.agent.llm.spec import ANSWER_MODES, DEFAULT_CHAT_SPEC
 from resin.evals.subcommand import add_subcommand
 from resin.evals.systems import SYSTEMS, parse_systems
-from resin.indexes.build import EXTRACT_CHOICES
 from resin.indexes.embeddings import DEFAULT_EMBEDDER_SPEC
+from resin.indexes.extractors import EXTRACT_CHOICES
 
 
 def add_concurrency_arg(parser: argparse.ArgumentParser) -> None:

@@ -145,7 +145,7 @@ def _trials(
     reference: Sequence[str],
     trial_args: Sequence[str],
 ) -> dict[str, Any]:
-    from resin.indexes.index import open_index
+    from resin.indexes.opening import open_index
 
     rng = random.Random(seed)
     work = Path(tempfile.mkdtemp(prefix="resin-crash-"))

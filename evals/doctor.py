@@ -84,7 +84,7 @@ def run_doctor(
     }
     work = Path(tempfile.mkdtemp(prefix="resin-doctor-")) / "work"
     work.mkdir()
-    from resin.indexes.index import close_indexes
+    from resin.indexes.opening import close_indexes
 
     timings: dict[str, float] = {}
 

@@ -178,7 +178,7 @@ def _servers(runs: Path) -> Iterator[Callable[[str], list[str]]]:
     """
     import psycopg
 
-    from resin.evals.bench_postgres import chroma_server
+    from resin.evals.bench_processes import chroma_server
     from resin.evals.postgres import postgres
 
     runs.mkdir(parents=True, exist_ok=True)

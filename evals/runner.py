@@ -39,10 +39,13 @@ from resin.evals.report import aggregate, paired, plot, summary_markdown
 from resin.evals.scoring import corpus_maps
 from resin.evals.system_run import load_rows, run_system
 from resin.evals.systems import SYSTEMS, Env
-from resin.indexes.build import EXTRACT_CHOICES, Builder, BuildReport, extraction_key, extractors
+from resin.indexes.build import Builder
+from resin.indexes.build_report import BuildReport
 from resin.indexes.documents import make_passages
 from resin.indexes.embeddings import DEFAULT_EMBEDDER_SPEC
-from resin.indexes.index import Index, close_indexes, open_index
+from resin.indexes.extractors import EXTRACT_CHOICES, extraction_key, extractors
+from resin.indexes.index import Index
+from resin.indexes.opening import close_indexes, open_index
 
 _INDEX_META = "evals-index.json"
 

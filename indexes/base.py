@@ -154,11 +154,14 @@ class CatalogStore(Protocol):
     def documents(self) -> list[DocumentRecord]:
         """Every document record, by id."""
 
-    def with_content(self, content: str) -> str | None:
-        """The id of a document indexed with this content hash, if any."""
+    def records(self, doc_ids: Sequence[str]) -> dict[str, DocumentRecord]:
+        """The records of those of `doc_ids` that are indexed, by id (one read for all)."""
 
-    def put_document(self, record: DocumentRecord, passages: list[Passage]) -> None:
-        """Record a document and its passages (replacing any earlier version)."""
+    def owners(self, contents: Sequence[str]) -> dict[str, str]:
+        """Content hash → the first id (by id) indexed with it, for those of `contents` indexed."""
+
+    def put_documents(self, documents: Sequence[tuple[DocumentRecord, list[Passage]]]) -> None:
+        """Record documents and their passages (replacing earlier versions), in one write."""
 
     def mark_complete(self, flags: Iterable[tuple[str, bool]]) -> None:
         """Record, per (document id, flag), whether every passage was extracted."""
@@ -291,6 +294,9 @@ class GraphStore(Protocol):
     # reads
     def node_of(self, name: str) -> str | None:
         """The node holding this exact (normalized) name, if any."""
+
+    def nodes_of(self, names: Sequence[str]) -> dict[str, str]:
+        """Name → node for those of `names` a node holds (one read for all of them)."""
 
     def names(self, node: str) -> list[str]:
         """Every name (the first is the display name) of a node."""

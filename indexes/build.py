@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import closing
-from dataclasses import dataclass, field
+from itertools import islice
 
 from langchain_core.language_models import BaseChatModel
 
 from resin.indexes.base import DocumentRecord
+from resin.indexes.build_report import BuildReport, Progress
 from resin.indexes.catalog_rows import (
     NO_EXTRACTION,
     extraction_cache_key,
@@ -27,7 +27,8 @@ from resin.indexes.catalog_rows import (
     join_extractors,
 )
 from resin.indexes.documents import MAX_SENTENCE_CHARS, Document, Passage, long_runs, make_passages
-from resin.indexes.extraction import GROUNDING_VERSION, ExtractionResult, extract_passage
+from resin.indexes.extraction import ExtractionResult, extract_passage
+from resin.indexes.extractors import Fetched, extraction_key, rebased
 from resin.indexes.index import Index
 from resin.indexes.inflight import ordered_map
 from resin.indexes.mentions import MentionScanner
@@ -39,99 +40,9 @@ from resin.indexes.store_writes import (
     store_units,
 )
 from resin.indexes.units import ReasoningUnit, entity_key, merge_units
-from resin.prompts import EXTRACTION_PROMPT_VERSION
 
-
-@dataclass
-class BuildReport:
-    """What one `index` run did."""
-
-    documents_seen: int = 0
-    documents_indexed: int = 0
-    documents_skipped: int = 0
-    # documents not indexed because the same content is indexed under another id: (id, that id)
-    already_indexed: list[tuple[str, str]] = field(default_factory=list)
-    documents_deleted: int = 0
-    passages: int = 0
-    units: int = 0
-    proposed: int = 0
-    ungrounded: int = 0
-    invalid: int = 0
-    model_calls: int = 0
-    cache_hits: int = 0
-    parsed: int = 0
-    parse_cache_hits: int = 0
-    # passages the parser could not read, by reason (kept as passages, without units)
-    skipped: Counter[str] = field(default_factory=Counter)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    failed_passages: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    # what was indexed other than as written (a run with no space cut to its opening)
-    warnings: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    in_flight: int = 0  # model requests under way now
-    peak_in_flight: int = 0
-
-    @property
-    def grounded_share(self) -> float | None:
-        """Share of proposed units that survived grounding."""
-        return round(self.units / self.proposed, 3) if self.proposed else None
-
-
-# Called after each passage with (passages done, passages to do, running report).
-Progress = Callable[[int, int, BuildReport], None]
-# A passage's cached extraction row (units json, proposed, ungrounded, invalid), or a fresh result.
-Fetched = tuple[str, int, int, int] | ExtractionResult
-
-
-EXTRACT_CHOICES = ("nlp", "model", "nlp+model", "none")
-
-
-def extractors(
-    extract: str, make_model: Callable[[], BaseChatModel]
-) -> tuple[BaseChatModel | None, NlpExtractor | None]:
-    """The model and the parser an `--extract` choice asks for (each made only when asked)."""
-    if extract not in EXTRACT_CHOICES:
-        raise ValueError(f"--extract is one of {', '.join(EXTRACT_CHOICES)}, not {extract!r}")
-    parts = extract.split("+")
-    return (make_model() if "model" in parts else None, NlpExtractor() if "nlp" in parts else None)
-
-
-def extraction_key(model: BaseChatModel | None) -> str:
-    """Which model (and prompt and grounding versions) produced units ('none' without one)."""
-    if model is None:
-        return NO_EXTRACTION
-    from_model = getattr(model, "model_id", None)
-    name = (
-        from_model
-        if isinstance(from_model, str)
-        else getattr(model, "model_name", type(model).__name__)
-    )
-    return f"{name}|{EXTRACTION_PROMPT_VERSION}|{GROUNDING_VERSION}"
-
-
-def rebased(units_json: str, passage: Passage) -> list[ReasoningUnit]:
-    """The units of a cached extraction row, as units of `passage`.
-
-    The cache is keyed by content, so the row may come from another document's passage with the
-    same text: its units are rebased onto this passage (their ids derive from it, their sentences
-    are this passage's), so no two documents ever share a unit.
-    """
-    return [
-        ReasoningUnit.model_validate(
-            {
-                **u,
-                "id": "",
-                "passage_id": passage.id,
-                "doc_id": passage.doc_id,
-                "sentence_ids": [
-                    f"{passage.id}:{s.rsplit(':', 1)[1]}" for s in u.get("sentence_ids", [])
-                ],
-            }
-        )
-        for u in json.loads(units_json)
-    ]
+# Documents a build's plan looks up in the catalog at a time.
+_PLAN_READS = 1000
 
 
 class Builder:
@@ -185,10 +96,9 @@ class Builder:
         """
         todo, current = [], 0
         planned: dict[str, str] = {}
-        for doc in documents:
-            rec = self.index.catalog.document(doc.id)
+        for doc, rec, owner in self._known(documents):
             if rec is None and not self.as_new:
-                other = planned.get(doc.content) or self.index.catalog.with_content(doc.content)
+                other = planned.get(doc.content) or owner
                 if other is not None and other != doc.id:
                     if copies is not None:
                         copies.append((doc.id, other))
@@ -204,6 +114,21 @@ class Builder:
             else:
                 todo.append((doc, rec))
         return todo, current
+
+    def _known(
+        self, documents: Iterable[Document]
+    ) -> Iterator[tuple[Document, DocumentRecord | None, str | None]]:
+        """Each document with its record and the id its content is indexed under, if any.
+
+        Read `_PLAN_READS` documents at a time: two queries per chunk, not two per document.
+        """
+        docs = iter(documents)
+        while chunk := list(islice(docs, _PLAN_READS)):
+            records = self.index.catalog.records([d.id for d in chunk])
+            new = [d.content for d in chunk if d.id not in records]
+            owners = self.index.catalog.owners(new) if new and not self.as_new else {}
+            for doc in chunk:
+                yield doc, records.get(doc.id), owners.get(doc.content)
 
     def run(self, documents: Sequence[Document], progress: Progress | None = None) -> BuildReport:
         """Index documents incrementally; unchanged ones cost nothing."""
@@ -320,13 +245,17 @@ class Builder:
                     tick(report)
         all_units = [u for us in units_by_doc.values() for u in us]
         store_units(idx, all_units, self.mentions.scanned)
-        for doc, _rec, passages in batch:
-            idx.catalog.put_document(
-                DocumentRecord(
-                    doc.id, doc.hash, doc.title, doc.source, self.key, False, doc.content
-                ),
-                passages,
-            )
+        idx.catalog.put_documents(
+            [
+                (
+                    DocumentRecord(
+                        doc.id, doc.hash, doc.title, doc.source, self.key, False, doc.content
+                    ),
+                    passages,
+                )
+                for doc, _rec, passages in batch
+            ]
+        )
         # New passages × known names now; new names × all passages once, at the end of the run.
         self.mentions.scan(fresh, self.mentions.scanned)
         idx.graph.save()

@@ -8,23 +8,21 @@ content-derived ids, so redoing is idempotent.
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from resin.indexes.base import DocumentRecord
+from resin.indexes.catalog_mentions import Mentions
 from resin.indexes.catalog_rows import (
     INDEXED_ROWS,
     CatalogFigures,
     passage_of_row,
     record_of_row,
+    row_of_passage,
 )
 from resin.indexes.documents import Passage
-from resin.indexes.units import entity_key
 
 
 def _kind_filter(kinds: Sequence[str]) -> str:
@@ -56,15 +54,12 @@ CREATE TABLE IF NOT EXISTS extractions (
 """
 
 
-class Catalog(CatalogFigures):
+class Catalog(Mentions, CatalogFigures):
     """SQLite catalog beside the Chroma folder: the `CatalogStore` of one machine."""
 
     def __init__(self, path: Path) -> None:
         """Open (creating if needed) the catalog database."""
-        self.path = path
-        self._local = threading.local()
-        self._all: list[tuple[threading.Thread, sqlite3.Connection]] = []
-        self._lock = threading.Lock()
+        super().__init__(path)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(_SCHEMA)
         # Catalogs from before units had a subject: the column is added empty and `Index` fills it.
@@ -75,52 +70,6 @@ class Catalog(CatalogFigures):
         if "content" not in {r[1] for r in self.db.execute("PRAGMA table_info(documents)")}:
             self.db.execute("ALTER TABLE documents ADD COLUMN content TEXT")
         self.db.execute("CREATE INDEX IF NOT EXISTS documents_content ON documents(content)")
-
-    @property
-    def db(self) -> sqlite3.Connection:
-        """This thread's connection: parallel hops read concurrently under WAL."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(
-                self.path, isolation_level=None, timeout=30, check_same_thread=False
-            )
-            conn.execute("PRAGMA synchronous=NORMAL")
-            self._local.conn = conn
-            with self._lock:
-                # Parallel hops run on short-lived threads: close what finished threads left.
-                for _, old in [e for e in self._all if not e[0].is_alive()]:
-                    old.close()
-                self._all = [e for e in self._all if e[0].is_alive()]
-                self._all.append((threading.current_thread(), conn))
-        return conn
-
-    def close(self) -> None:
-        """Close every connection this catalog opened."""
-        with self._lock:
-            for _, conn in self._all:
-                conn.close()
-            self._all.clear()
-        self._local = threading.local()
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One atomic write: all of it lands or none of it does."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
-
-    @contextmanager
-    def batch(self) -> Iterator[None]:
-        """A build batch: here each write commits on its own.
-
-        The graph is a file that cannot join a SQLite transaction, so the build's order of
-        writes (vectors, graph, then these rows) is the record of what a rerun redoes.
-        """
-        yield
 
     # documents ------------------------------------------------------------------------------
     def document(self, doc_id: str) -> DocumentRecord | None:
@@ -140,46 +89,47 @@ class Catalog(CatalogFigures):
         )
         return [record_of_row(r) for r in rows]
 
-    def with_content(self, content: str) -> str | None:
-        """The id of a document indexed with this content hash, if any."""
-        row = self.db.execute(
-            "SELECT doc_id FROM documents WHERE content=? ORDER BY doc_id LIMIT 1", (content,)
-        ).fetchone()
-        return row[0] if row else None
+    def records(self, doc_ids: Sequence[str]) -> dict[str, DocumentRecord]:
+        """The records of those of `doc_ids` that are indexed, by id."""
+        rows = self.db.execute(
+            "SELECT doc_id, hash, title, source, extract_key, complete, content FROM documents "
+            "WHERE doc_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(doc_ids)),),
+        )
+        return {r[0]: record_of_row(r) for r in rows}
 
-    def put_document(self, record: DocumentRecord, passages: list[Passage]) -> None:
-        """Record a document and its passages as indexed (replacing any earlier version)."""
+    def owners(self, contents: Sequence[str]) -> dict[str, str]:
+        """Content hash → the first id (by id) indexed with it, for those of `contents` indexed."""
+        rows = self.db.execute(
+            "SELECT content, min(doc_id) FROM documents "
+            "WHERE content IN (SELECT value FROM json_each(?)) GROUP BY content",
+            (json.dumps(list(contents)),),
+        )
+        return dict(rows.fetchall())
+
+    def put_documents(self, documents: Sequence[tuple[DocumentRecord, list[Passage]]]) -> None:
+        """Record documents and their passages as indexed (replacing earlier versions)."""
         with self.transaction() as db:
-            db.execute("DELETE FROM passages WHERE doc_id=?", (record.doc_id,))
-            db.execute(
-                "INSERT OR REPLACE INTO documents "
-                "(doc_id, hash, title, source, extract_key, complete, content) "
-                "VALUES (?,?,?,?,?,?,?)",
-                (
-                    record.doc_id,
-                    record.hash,
-                    record.title,
-                    record.source,
-                    record.extract_key,
-                    int(record.complete),
-                    record.content or None,
-                ),
-            )
-            db.executemany(
-                "INSERT OR REPLACE INTO passages VALUES (?,?,?,?,?,?,?)",
-                [
+            for record, passages in documents:
+                db.execute("DELETE FROM passages WHERE doc_id=?", (record.doc_id,))
+                db.execute(
+                    "INSERT OR REPLACE INTO documents "
+                    "(doc_id, hash, title, source, extract_key, complete, content) "
+                    "VALUES (?,?,?,?,?,?,?)",
                     (
-                        p.id,
-                        p.doc_id,
-                        p.position,
-                        p.title,
-                        p.text,
-                        json.dumps([[s.id, s.text] for s in p.sentences]),
-                        entity_key(p.title),
-                    )
-                    for p in passages
-                ],
-            )
+                        record.doc_id,
+                        record.hash,
+                        record.title,
+                        record.source,
+                        record.extract_key,
+                        int(record.complete),
+                        record.content or None,
+                    ),
+                )
+                db.executemany(
+                    "INSERT OR REPLACE INTO passages VALUES (?,?,?,?,?,?,?)",
+                    [row_of_passage(p) for p in passages],
+                )
 
     def mark_complete(self, flags: Iterable[tuple[str, bool]]) -> None:
         """Record, per (document id, flag), whether every passage of the document was extracted."""
@@ -328,65 +278,6 @@ class Catalog(CatalogFigures):
         """Forget a document's units (before replacing them)."""
         with self.transaction() as db:
             db.execute("DELETE FROM units WHERE doc_id=?", (doc_id,))
-
-    # mentions -------------------------------------------------------------------------------
-    def add_mentions(self, pairs: Iterable[tuple[str, str]]) -> None:
-        """Record (normalized name, passage id) pairs."""
-        with self.transaction() as db:
-            db.executemany("INSERT OR IGNORE INTO mentions VALUES (?,?)", list(pairs))
-
-    def mention_pairs(self) -> list[tuple[str, str]]:
-        """Every (normalized name, passage id) pair recorded, in no set order."""
-        return [tuple(r) for r in self.db.execute("SELECT name, pid FROM mentions")]
-
-    def stray_mentions(self) -> list[str]:
-        """The passages that mentions name but the catalog does not hold."""
-        rows = self.db.execute(
-            "SELECT DISTINCT pid FROM mentions WHERE pid NOT IN (SELECT pid FROM passages)"
-        )
-        return [r[0] for r in rows]
-
-    def drop_stray_mentions(self) -> None:
-        """Forget the mentions of passages the catalog does not hold."""
-        with self.transaction() as db:
-            db.execute("DELETE FROM mentions WHERE pid NOT IN (SELECT pid FROM passages)")
-
-    def mentioning(self, name_key: str, limit: int = -1) -> list[str]:
-        """Passages whose text mentions the normalized name (at most `limit`; -1: all)."""
-        rows = self.db.execute("SELECT pid FROM mentions WHERE name=? LIMIT ?", (name_key, limit))
-        return [r[0] for r in rows]
-
-    def mentioned_in(self, pid: str) -> list[str]:
-        """Normalized names mentioned in a passage."""
-        return [r[0] for r in self.db.execute("SELECT name FROM mentions WHERE pid=?", (pid,))]
-
-    def scanned_names(self) -> set[str]:
-        """Every name that all passages have been scanned for."""
-        return {r[0] for r in self.db.execute("SELECT name FROM scanned")}
-
-    def mark_scanned(self, names: Iterable[str]) -> None:
-        """Remember that every passage has been scanned for these names."""
-        rows = [(n,) for n in names]
-        with self.transaction() as db:
-            db.executemany("INSERT OR IGNORE INTO scanned VALUES (?)", rows)
-            db.executemany("DELETE FROM unscanned WHERE name=?", rows)
-
-    def add_unscanned(self, names: Iterable[str]) -> None:
-        """Names to scan every passage for at the end of a build (kept across a crash)."""
-        with self.transaction() as db:
-            db.executemany("INSERT OR IGNORE INTO unscanned VALUES (?)", [(n,) for n in names])
-
-    def unscanned_names(self) -> set[str]:
-        """Names waiting for their scan."""
-        return {r[0] for r in self.db.execute("SELECT name FROM unscanned")}
-
-    def forget_names(self, names: Iterable[str]) -> None:
-        """Drop the mentions of names that no longer exist."""
-        with self.transaction() as db:
-            for name in names:
-                db.execute("DELETE FROM mentions WHERE name=?", (name,))
-                db.execute("DELETE FROM scanned WHERE name=?", (name,))
-                db.execute("DELETE FROM unscanned WHERE name=?", (name,))
 
     # extraction cache -----------------------------------------------------------------------
     def cached_extraction(self, key: str) -> tuple[str, int, int, int] | None:

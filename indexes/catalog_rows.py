@@ -12,6 +12,7 @@ from typing import Any
 
 from resin.indexes.base import DocumentRecord
 from resin.indexes.documents import Passage, Sentence, content_hash
+from resin.indexes.units import entity_key
 
 # A document's extraction key: its extractors' keys joined, or this when it has none.
 NO_EXTRACTION = "none"
@@ -50,6 +51,12 @@ def passage_of_row(row: Sequence[Any]) -> Passage:
         text=text,
         sentences=tuple(Sentence(i, t) for i, t in json.loads(sentences)),
     )
+
+
+def row_of_passage(p: Passage) -> tuple[str, str, int, str, str, str, str]:
+    """A passage's row, as `passage_of_row` reads it back."""
+    sentences = json.dumps([[s.id, s.text] for s in p.sentences])
+    return (p.id, p.doc_id, p.position, p.title, p.text, sentences, entity_key(p.title))
 
 
 # Every passage row with its document's extract key: what `current_cache_keys` reads.

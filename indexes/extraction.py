@@ -26,7 +26,7 @@ from resin.prompts.structured import fence, json_schema_format, token_usage, unf
 MAX_UNITS_PER_PASSAGE = 24
 QUOTE_MATCH_RATIO = 0.85
 # Bump on any change to what `ground` keeps: the extraction cache holds grounded units, so it is
-# keyed by this too (see indexes.build.extraction_key).
+# keyed by this too (see indexes.extractors.extraction_key).
 GROUNDING_VERSION = "ground-2"
 _NEGATION = re.compile(r"\b(?:not|never|no longer|cannot|without)\b|n't\b", re.I)
 _POSSIBLE = re.compile(r"\b(?:may|might|can|could|sometimes|often)\b", re.I)

@@ -11,7 +11,8 @@ import logging
 import re
 from pathlib import Path
 
-from resin.indexes.documents import SECTION_BREAK, DocumentError, stem_title
+from resin.indexes.documents import SECTION_BREAK, DocumentError
+from resin.indexes.reading import stem_title
 
 
 def read_pdf(path: Path) -> tuple[str, str]:

@@ -3,15 +3,13 @@
 Nodes are clusters of entity names: exact matches on the normalized name first, then embedding
 cosine ≥ the merge threshold. Edges come from `relation` and `causal-edge` units; an edge's weight
 is how many distinct units support it and its provenance is their ids, so deleting a document
-removes exactly the support it gave.
+removes exactly the support it gave. Its file is `graph_file`'s to read and write; whether it
+agrees with the catalog's units, `graph_provenance`'s to tell.
 """
 
 from __future__ import annotations
 
 import heapq
-import json
-import os
-import tempfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,31 +17,14 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from resin.indexes import graph_provenance as provenance
 from resin.indexes.base import Direction, Step, Vectors, Way
 from resin.indexes.documents import content_hash
-from resin.indexes.units import ReasoningUnit, entity_key
+from resin.indexes.graph_file import GraphUnreadableError, read_graph, write_graph
+from resin.indexes.graph_provenance import Edge, Place, add_once, endpoints
+from resin.indexes.units import ReasoningUnit, entity_key, possessed
 
 DEFAULT_MERGE_THRESHOLD = 0.85
-# Where a unit id is held: a node (one id) or an edge (head, tail).
-Place = tuple[str, ...]
-Edge = tuple[str, str]
-
-
-def _possessed(a: str, b: str) -> bool:
-    """Is one entity key a thing of the other ("notebooks of hessa varn", "hessa varn")?
-
-    Their vectors are close (the owner's name dominates), but they are two entities: merged, the
-    engineer's node would be shown as her notebooks.
-    """
-
-    def of(thing: str, owner: str) -> bool:
-        return any(thing.endswith(f" of {article}{owner}") for article in ("", "the ", "a ", "an "))
-
-    return of(a, b) or of(b, a)
-
-
-class GraphUnreadableError(ValueError):
-    """The graph file is not a graph resin wrote (truncated, overwritten)."""
 
 
 class EntityGraph:
@@ -70,8 +51,7 @@ class EntityGraph:
         self._by_key: dict[str, str] = {}
         try:
             if path is not None and path.exists():
-                data = json.loads(path.read_text(encoding="utf-8"))
-                self.adopt(nx.node_link_graph(data, directed=True, edges="links"))
+                self.adopt(read_graph(path))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             self.unreadable = f"graph {path} cannot be read ({type(exc).__name__}: {exc})"[:300]
             folder = path.parent if path is not None else "FOLDER"
@@ -150,7 +130,7 @@ class EntityGraph:
                     j = int(np.argmax(close))
                     if close[j] < self.merge_threshold:
                         break
-                    if not _possessed(key, self._vec_ids[j]):
+                    if not possessed(key, self._vec_ids[j]):
                         node = self._by_key[self._vec_ids[j]]
                         break
                     close[j] = -1.0
@@ -158,7 +138,7 @@ class EntityGraph:
                 earlier = [
                     m
                     for m in range(i)
-                    if among[i, m] >= self.merge_threshold and not _possessed(key, with_vec[m])
+                    if among[i, m] >= self.merge_threshold and not possessed(key, with_vec[m])
                 ]
                 if earlier:
                     node = self._by_key[with_vec[max(earlier, key=lambda m: among[i, m])]]
@@ -279,6 +259,10 @@ class EntityGraph:
         """The node holding this exact (normalized) name, if any."""
         return self._by_key.get(entity_key(name))
 
+    def nodes_of(self, names: Sequence[str]) -> dict[str, str]:
+        """Name → node for those of `names` a node holds."""
+        return {n: node for n in names if (node := self.node_of(n))}
+
     # units ----------------------------------------------------------------------------------
     def add_units(
         self, units: Iterable[ReasoningUnit], vectors: dict[str, Sequence[float]]
@@ -286,13 +270,13 @@ class EntityGraph:
         """Attach units to their subject nodes and add SARG edges; idempotent per unit id."""
         units = list(units)
         self._forget_steps()
-        nodes = self.resolve([n for u in units for n in _endpoints(u)], vectors)
+        nodes = self.resolve([n for u in units for n in endpoints(u)], vectors)
         for unit in units:
-            head, *rest = _endpoints(unit)
+            head, *rest = endpoints(unit)
             if head not in nodes:
                 continue
             h = nodes[head]
-            _add_once(self.g.nodes[h]["units"], unit.id)
+            add_once(self.g.nodes[h]["units"], unit.id)
             edge = unit.edge
             if edge is None:
                 continue
@@ -305,10 +289,10 @@ class EntityGraph:
             attrs = self.g.edges[h, t]
             if unit.kind != "relation":
                 attrs["causal"] = True
-            if _add_once(attrs["provenance"], unit.id):
-                _add_once(attrs["relations"], relation)
+            if add_once(attrs["provenance"], unit.id):
+                add_once(attrs["relations"], relation)
                 attrs["weight"] = len(attrs["provenance"])
-            _add_once(self.g.nodes[t]["units"], unit.id)
+            add_once(self.g.nodes[t]["units"], unit.id)
 
     def add_edge(self, head: str, tail: str, relation: str, unit_id: str) -> None:
         """An edge no unit added: what an integrity check plants, for the check to find."""
@@ -352,75 +336,23 @@ class EntityGraph:
                 self._append_vectors(kept_keys, kept_vecs)
         return removed_keys
 
-    # agreement with the catalog's units ---------------------------------------------------
-    def _places(self, unit: ReasoningUnit) -> list[Place] | None:
-        """Where `add_units` puts a unit; None when a node it names is not in the graph.
-
-        Its head node, and for an edge the edge and its tail node (an edge whose ends merged into
-        one node is no edge).
-        """
-        head, *rest = _endpoints(unit)
-        if not entity_key(head):
-            return []
-        h = self.node_of(head)
-        if h is None:
-            return None
-        places: list[Place] = [(h,)]
-        if unit.edge is None or not entity_key(rest[0]):
-            return places
-        t = self.node_of(rest[0])
-        if t is None:
-            return None
-        return places if t == h else [*places, (h, t), (t,)]
-
-    def _allowed(self, units: Mapping[str, ReasoningUnit]) -> dict[str, set[Place]]:
-        return {uid: set(self._places(unit) or ()) for uid, unit in units.items()}
-
+    # agreement with the catalog's units (`graph_provenance`) -------------------------------
     def unsupported(
         self, units: Mapping[str, ReasoningUnit], unknown: Collection[str] = ()
     ) -> tuple[list[Edge], list[str]]:
-        """The edges and nodes holding a unit id that no unit of `units` puts there.
-
-        A unit the catalog no longer has, an edge added by hand; and an edge with no unit at all.
-        The ids in `unknown` (units whose record cannot be read) are not judged.
-        """
-        allowed = self._allowed(units)
-
-        def stray(unit_id: str, place: Place) -> bool:
-            return place not in allowed.get(unit_id, ()) and unit_id not in unknown
-
-        edges = [
-            (h, t)
-            for h, t, attrs in self.g.edges(data=True)
-            if not attrs["provenance"] or any(stray(u, (h, t)) for u in attrs["provenance"])
-        ]
-        nodes = [
-            node
-            for node, attrs in self.g.nodes(data=True)
-            if any(stray(u, (node,)) for u in attrs["units"])
-        ]
-        return edges, nodes
+        """The edges and nodes holding a unit id that no unit of `units` puts there."""
+        return provenance.unsupported(self, units, unknown)
 
     def missing(self, units: Mapping[str, ReasoningUnit]) -> list[ReasoningUnit]:
         """The units of `units` that the graph does not hold everywhere `add_units` puts them."""
-        absent = []
-        for unit in units.values():
-            places = self._places(unit)
-            if places is None or not all(self._holds(place, unit.id) for place in places):
-                absent.append(unit)
-        return absent
-
-    def _holds(self, place: Place, unit_id: str) -> bool:
-        if len(place) == 1:
-            return unit_id in self.g.nodes[place[0]]["units"]
-        return self.g.has_edge(*place) and unit_id in self.g.edges[place]["provenance"]
+        return provenance.missing(self, units)
 
     def prune(self, units: Mapping[str, ReasoningUnit]) -> list[str]:
         """Drop every unit id from where no unit of `units` puts it (what `unsupported` finds).
 
         Returns the keys of the nodes removed as orphans.
         """
-        allowed = self._allowed(units)
+        allowed = provenance.allowed(self, units)
         return self._drop(lambda unit_id, place: place in allowed.get(unit_id, ()))
 
     # reading --------------------------------------------------------------------------------
@@ -463,29 +395,5 @@ class EntityGraph:
         """
         if self.path is None:
             raise ValueError("a graph opened with no path has nowhere to be saved")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        data = nx.node_link_data(self.g, edges="links")
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".graph-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, ensure_ascii=False)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-            self.unreadable = None
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-
-
-def _endpoints(unit: ReasoningUnit) -> list[str]:
-    """The names a unit touches: its subject (or cause), and its object (or effect) for edges."""
-    edge = unit.edge
-    return [edge[0], edge[2]] if edge else [unit.subject]
-
-
-def _add_once(items: list[str], item: str) -> bool:
-    if item in items:
-        return False
-    items.append(item)
-    return True
+        write_graph(self.g, self.path)
+        self.unreadable = None

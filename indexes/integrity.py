@@ -30,8 +30,9 @@ from pathlib import Path
 
 from resin.indexes.base import DocumentRecord
 from resin.indexes.build import Builder
-from resin.indexes.documents import DocumentError, Passage, make_passages, read_file
+from resin.indexes.documents import DocumentError, Passage, make_passages
 from resin.indexes.index import Index
+from resin.indexes.reading import read_file
 from resin.indexes.store_writes import (
     add_to_graph,
     entity_id,
@@ -243,7 +244,7 @@ def _restore_passages(builder: Builder, seen: _Snapshot, report: RepairReport) -
             report.unmended.append(f"document {doc_id} lost passages from the catalog and {why}")
             index.catalog.mark_complete([(doc_id, False)])
             continue
-        index.catalog.put_document(replace(record, complete=False), passages)
+        index.catalog.put_documents([(replace(record, complete=False), passages)])
         builder.mentions.scan(passages, builder.mentions.scanned)
         restored[doc_id] = record.complete
     report.count("documents read again from their sources", len(restored))

@@ -5,19 +5,15 @@ transaction, so a builder killed at any point leaves every call done or not done
 batch (`batch`) is one transaction with the graph's save, so readers see whole batches only. Text keys are
 compared in the "C" collation, so every ORDER BY gives SQLite's byte order whatever the
 database's locale. The tables live in the `resin` schema (`pg_schema`), created on first open.
+Its connections (`pg_schema.PgRows`) and its mentions (`pg_mentions.PgMentions`) are modules of
+their own.
 """
 
 from __future__ import annotations
 
-import json
-import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from typing import Any
-
-from psycopg import Connection
-from psycopg_pool import ConnectionPool
 
 from resin.indexes.base import DocumentRecord
 from resin.indexes.catalog_rows import (
@@ -25,11 +21,12 @@ from resin.indexes.catalog_rows import (
     CatalogFigures,
     passage_of_row,
     record_of_row,
+    row_of_passage,
 )
 from resin.indexes.documents import Passage
 from resin.indexes.pg_lexical import forget_terms, write_terms
-from resin.indexes.pg_schema import connect_pool, kinds_condition, sql_limit, upsert
-from resin.indexes.units import entity_key
+from resin.indexes.pg_mentions import PgMentions
+from resin.indexes.pg_schema import kinds_condition, sql_limit, upsert
 
 _DOC_COLUMNS = "doc_id, hash, title, source, extract_key, complete, content"
 _EXTRACTION_COLUMNS = (
@@ -37,61 +34,8 @@ _EXTRACTION_COLUMNS = (
 )
 
 
-class PgCatalog(CatalogFigures):
+class PgCatalog(PgMentions, CatalogFigures):
     """The catalog in PostgreSQL, over a connection pool."""
-
-    def __init__(self, url: str) -> None:
-        """Open the catalog at `url`, its tables made on first open; the graph shares its pool."""
-        self.url = url
-        self.pool: ConnectionPool[Connection[Any]] = connect_pool(url)
-        self._local = threading.local()
-
-    def close(self) -> None:
-        """Close the pool."""
-        self.pool.close()
-
-    @contextmanager
-    def connection(self) -> Iterator[Connection[Any]]:
-        """This thread's open batch's connection, else one from the pool, committed at the end."""
-        held: Connection[Any] | None = getattr(self._local, "conn", None)
-        if held is not None:
-            yield held
-            return
-        with self.pool.connection() as conn:
-            yield conn
-
-    @contextmanager
-    def batch(self) -> Iterator[None]:
-        """Every write this thread makes in the block, the graph's saves too, in one transaction.
-
-        It commits when the block ends and rolls back if it raises, so a builder killed
-        mid-batch leaves the last committed batch: Chroma, written first, may hold records no
-        row names yet, which readers skip (`known_units`). Other threads (the extraction
-        cache's writers) keep their own connections.
-        """
-        if getattr(self._local, "conn", None) is not None:
-            yield
-            return
-        with self.pool.connection() as conn:
-            self._local.conn = conn
-            try:
-                yield
-            finally:
-                self._local.conn = None
-
-    def _rows(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self.connection() as conn:
-            return conn.execute(query, params).fetchall()
-
-    def _one(self, query: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
-        with self.connection() as conn:
-            return conn.execute(query, params).fetchone()
-
-    def _many(self, query: str, rows: Sequence[Sequence[Any]]) -> None:
-        """One statement over many rows, in one transaction."""
-        if rows:
-            with self.connection() as conn, conn.cursor() as cur:
-                cur.executemany(query, rows)
 
     # documents ------------------------------------------------------------------------------
     def document(self, doc_id: str) -> DocumentRecord | None:
@@ -104,46 +48,51 @@ class PgCatalog(CatalogFigures):
         rows = self._rows(f"SELECT {_DOC_COLUMNS} FROM documents ORDER BY doc_id")
         return [record_of_row(r) for r in rows]
 
-    def with_content(self, content: str) -> str | None:
-        """The id of a document indexed with this content hash, if any."""
-        row = self._one(
-            "SELECT doc_id FROM documents WHERE content=%s ORDER BY doc_id LIMIT 1", (content,)
+    def records(self, doc_ids: Sequence[str]) -> dict[str, DocumentRecord]:
+        """The records of those of `doc_ids` that are indexed, by id."""
+        rows = self._rows(
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id = ANY(%s)", (list(doc_ids),)
         )
-        return row[0] if row else None
+        return {r[0]: record_of_row(r) for r in rows}
 
-    def put_document(self, record: DocumentRecord, passages: list[Passage]) -> None:
-        """Record a document and its passages (replacing any earlier version), in one transaction."""
+    def owners(self, contents: Sequence[str]) -> dict[str, str]:
+        """Content hash → the first id (by id) indexed with it, for those of `contents` indexed."""
+        rows = self._rows(
+            "SELECT DISTINCT ON (content) content, doc_id FROM documents "
+            "WHERE content = ANY(%s) ORDER BY content, doc_id",
+            (list(contents),),
+        )
+        return {content: doc_id for content, doc_id in rows}
+
+    def put_documents(self, documents: Sequence[tuple[DocumentRecord, list[Passage]]]) -> None:
+        """Record documents and their passages (replacing earlier versions), in one transaction.
+
+        A handful of statements for the whole list, not a handful per document.
+        """
+        ids = [record.doc_id for record, _ in documents]
         with self.connection() as conn, conn.cursor() as cur:
-            forget_terms(cur, "SELECT pid FROM passages WHERE doc_id=%s", (record.doc_id,))
-            cur.execute("DELETE FROM passages WHERE doc_id=%s", (record.doc_id,))
-            cur.execute(
+            forget_terms(cur, "SELECT pid FROM passages WHERE doc_id = ANY(%s)", (ids,))
+            cur.execute("DELETE FROM passages WHERE doc_id = ANY(%s)", (ids,))
+            cur.executemany(
                 upsert("documents", _DOC_COLUMNS),
-                (
-                    record.doc_id,
-                    record.hash,
-                    record.title,
-                    record.source,
-                    record.extract_key,
-                    record.complete,
-                    record.content or None,
-                ),
+                [
+                    (
+                        r.doc_id,
+                        r.hash,
+                        r.title,
+                        r.source,
+                        r.extract_key,
+                        r.complete,
+                        r.content or None,
+                    )
+                    for r, _ in documents
+                ],
             )
-            rows = [
-                (
-                    p.id,
-                    p.doc_id,
-                    p.position,
-                    p.title,
-                    p.text,
-                    json.dumps([[s.id, s.text] for s in p.sentences]),
-                    entity_key(p.title),
-                )
-                for p in passages
-            ]
-            if rows:
+            passages = [p for _, held in documents for p in held]
+            if passages:
                 cur.executemany(
                     upsert("passages", "pid, doc_id, position, title, text, sentences, title_key"),
-                    rows,
+                    [row_of_passage(p) for p in passages],
                 )
                 write_terms(cur, [(p.id, p.title, p.text) for p in passages])
 
@@ -277,75 +226,6 @@ class PgCatalog(CatalogFigures):
         """Forget a document's units (before replacing them)."""
         with self.connection() as conn:
             conn.execute("DELETE FROM units WHERE doc_id=%s", (doc_id,))
-
-    # mentions -------------------------------------------------------------------------------
-    def add_mentions(self, pairs: Iterable[tuple[str, str]]) -> None:
-        """Record (normalized name, passage id) pairs."""
-        self._many("INSERT INTO mentions VALUES (%s,%s) ON CONFLICT DO NOTHING", list(pairs))
-
-    def mention_pairs(self) -> list[tuple[str, str]]:
-        """Every (normalized name, passage id) pair recorded, in no set order."""
-        return [(r[0], r[1]) for r in self._rows("SELECT name, pid FROM mentions")]
-
-    def stray_mentions(self) -> list[str]:
-        """The passages that mentions name but the catalog does not hold."""
-        rows = self._rows(
-            "SELECT DISTINCT m.pid FROM mentions m WHERE NOT EXISTS "
-            "(SELECT 1 FROM passages p WHERE p.pid = m.pid)"
-        )
-        return [r[0] for r in rows]
-
-    def drop_stray_mentions(self) -> None:
-        """Forget the mentions of passages the catalog does not hold."""
-        with self.connection() as conn:
-            conn.execute(
-                "DELETE FROM mentions m WHERE NOT EXISTS "
-                "(SELECT 1 FROM passages p WHERE p.pid = m.pid)"
-            )
-
-    def mentioning(self, name_key: str, limit: int = -1) -> list[str]:
-        """Passages whose text mentions the normalized name (at most `limit`; -1: all)."""
-        rows = self._rows(
-            "SELECT pid FROM mentions WHERE name=%s ORDER BY pid LIMIT %s",
-            (name_key, sql_limit(limit)),
-        )
-        return [r[0] for r in rows]
-
-    def mentioned_in(self, pid: str) -> list[str]:
-        """Normalized names mentioned in a passage."""
-        return [r[0] for r in self._rows("SELECT name FROM mentions WHERE pid=%s", (pid,))]
-
-    def scanned_names(self) -> set[str]:
-        """Every name that all passages have been scanned for."""
-        return {r[0] for r in self._rows("SELECT name FROM scanned")}
-
-    def mark_scanned(self, names: Iterable[str]) -> None:
-        """Remember that every passage has been scanned for these names, in one transaction."""
-        self._add_names("scanned", names, done=True)
-
-    def add_unscanned(self, names: Iterable[str]) -> None:
-        """Names to scan every passage for at the end of a build (kept across a crash)."""
-        self._add_names("unscanned", names)
-
-    def _add_names(self, table: str, names: Iterable[str], done: bool = False) -> None:
-        names = list(names)
-        with self.connection() as conn:
-            conn.execute(
-                f"INSERT INTO {table} SELECT unnest(%s::text[]) ON CONFLICT DO NOTHING", (names,)
-            )
-            if done:
-                conn.execute("DELETE FROM unscanned WHERE name = ANY(%s)", (names,))
-
-    def unscanned_names(self) -> set[str]:
-        """Names waiting for their scan."""
-        return {r[0] for r in self._rows("SELECT name FROM unscanned")}
-
-    def forget_names(self, names: Iterable[str]) -> None:
-        """Drop the mentions and scans of names that no longer exist."""
-        names = list(names)
-        with self.connection() as conn:
-            for table in ("mentions", "scanned", "unscanned"):
-                conn.execute(f"DELETE FROM {table} WHERE name = ANY(%s)", (names,))
 
     # extraction cache -----------------------------------------------------------------------
     def cached_extraction(self, key: str) -> tuple[str, int, int, int] | None:

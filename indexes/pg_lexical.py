@@ -21,22 +21,34 @@ from psycopg import Connection, Cursor
 
 from resin.indexes.lexical import K1, B, tokenize
 from resin.indexes.pg_schema import upsert
+from resin.indexes.reads import LruCache
 
 if TYPE_CHECKING:
     from resin.indexes.pg_catalog import PgCatalog
 
+# Terms whose document frequency a replica holds: counting a common term's postings is the
+# costliest read of a search, and a generation's counts do not change.
+_DF_CACHE_SIZE = 65536
 # Passages a schema upgrade or a migration reads at a time to write their postings.
 _FILL_BATCH = 2000
+# A term's Okapi weight in one posting row `t`, its idf from the query's terms `q`.
+_WEIGHT = "q.idf * t.tf * (%(k1)s + 1) / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * t.length / %(mean)s))"
 # The Okapi sum of `BM25.search` over the query's terms (their idf given), for the passages that
-# hold one of the `among` terms.
-_SEARCH = """
+# hold one of the `among` terms. Their partial sums over the `among` terms come from those terms'
+# postings alone; a passage whose partial sum plus `rest` (the most the other terms can add) is
+# below the k-th partial sum cannot be in the top k, so only the others are scored in full.
+_SEARCH = f"""
 WITH q AS (SELECT * FROM unnest(%(terms)s::text[], %(idf)s::float8[]) AS q(term, idf)),
-c AS (SELECT DISTINCT pid FROM passage_terms WHERE term = ANY(%(among)s))
-SELECT t.pid, sum(q.idf * t.tf * (%(k1)s + 1)
-                  / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * t.length / %(mean)s))) AS score
-FROM c JOIN passage_terms t ON t.pid = c.pid JOIN q ON q.term = t.term
+part AS (SELECT t.pid, sum({_WEIGHT}) AS s FROM passage_terms t JOIN q ON q.term = t.term
+         WHERE t.term = ANY(%(among)s) GROUP BY t.pid),
+kth AS (SELECT s FROM part ORDER BY s DESC LIMIT 1 OFFSET %(k)s - 1),
+c AS (SELECT pid FROM part WHERE s + %(rest)s >= COALESCE((SELECT s FROM kth), 0) - %(slack)s)
+SELECT t.pid, sum({_WEIGHT}) AS score
+FROM c JOIN passage_terms t ON t.pid = c.pid AND t.term = ANY(%(terms)s) JOIN q ON q.term = t.term
 GROUP BY t.pid ORDER BY score DESC, t.pid LIMIT %(k)s
 """
+# Room for rounding between a partial sum and a full one, so no tie is cut.
+_SLACK = 1e-9
 
 
 def postings(
@@ -85,11 +97,15 @@ def fill_terms(conn: Connection[Any]) -> None:
 
 
 class PgLexical:
-    """BM25 over a PostgreSQL index's postings, for one generation (its corpus figures once)."""
+    """BM25 over a PostgreSQL index's postings, for one generation (its corpus figures once).
+
+    The generation's figures and its terms' document frequencies are read once and held.
+    """
 
     def __init__(self, catalog: PgCatalog) -> None:
         self.catalog = catalog
         self._figures: tuple[int, float] | None = None
+        self._df: LruCache[str, int] = LruCache(_DF_CACHE_SIZE)
         self._lock = threading.Lock()
 
     def figures(self) -> tuple[int, float]:
@@ -121,29 +137,37 @@ class PgLexical:
         if not terms or not n:
             return []
         with self.catalog.connection() as conn:
-            df = dict(
-                conn.execute(
-                    "SELECT term, count(*) FROM passage_terms WHERE term = ANY(%s) GROUP BY term",
-                    (terms,),
-                ).fetchall()
-            )
+
+            def count(missing: list[str]) -> dict[str, int]:
+                found = dict(
+                    conn.execute(
+                        "SELECT term, count(*) FROM passage_terms WHERE term = ANY(%s) "
+                        "GROUP BY term",
+                        (missing,),
+                    ).fetchall()
+                )
+                return {t: int(found.get(t, 0)) for t in missing}
+
+            df = {t: c for t, c in self._df.through(terms, count).items() if c}
             idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in df}
             rarest = sorted(idf, key=lambda t: (-idf[t], t))
             rows: list[tuple[str, float]] = []
             for cut in range(1, len(rarest) + 1):
+                bound = sum(idf[t] * (K1 + 1) for t in rarest[cut:])
                 rows = conn.execute(
                     _SEARCH,
                     {
                         "terms": list(idf),
                         "idf": list(idf.values()),
                         "among": rarest[:cut],
+                        "rest": bound,
+                        "slack": _SLACK,
                         "k1": K1,
                         "b": B,
                         "mean": mean or 1.0,
                         "k": k,
                     },
                 ).fetchall()
-                bound = sum(idf[t] * (K1 + 1) for t in rarest[cut:])
                 if len(rows) == k and bound < rows[-1][1]:
                     break
         return [(pid, float(score)) for pid, score in rows if score > 0]

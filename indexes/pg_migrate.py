@@ -16,7 +16,8 @@ from typing import Any
 
 from resin.indexes.database import shown_url
 from resin.indexes.graph import EntityGraph
-from resin.indexes.index import Index, IndexMismatchError
+from resin.indexes.index import Index
+from resin.indexes.index_config import IndexMismatchError
 from resin.indexes.pg_catalog import PgCatalog
 from resin.indexes.pg_graph import PgGraph
 from resin.indexes.pg_lexical import fill_terms

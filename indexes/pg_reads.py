@@ -40,20 +40,25 @@ class ReadOnlyGraphError(RuntimeError):
     """A write to a replica's graph: only a builder (`open_index(create=True)`) writes."""
 
 
-def _steps_sql(node: str, direction: Direction) -> str:
-    """The edges at `node` (an SQL expression) as (head, tail, way) rows in a loaded graph's order."""
+def _steps_sql(node: str, direction: Direction, n: str) -> str:
+    """The `n` heaviest edges at `node` (SQL expressions) as (head, tail, way) rows.
+
+    The rows come in a loaded graph's order. Each side takes its own `n` first: out-edges by
+    the `graph_edges_heavy` index, so a hub with thousands of edges reads `n` of them, not all.
+    """
     forward = (
         "SELECT e.head, e.tail, 'forward' AS way, e.weight, 0 AS side, e.seq AS o1, "
-        f"0::bigint AS o2 FROM graph_edges e WHERE e.head = {node}"
+        f"0::bigint AS o2 FROM graph_edges e WHERE e.head = {node} "
+        f"ORDER BY e.weight DESC, e.seq LIMIT {n}"
     )
     backward = (
         "SELECT e.head, e.tail, 'backward' AS way, e.weight, 1 AS side, n.seq AS o1, "
         "e.seq AS o2 FROM graph_edges e JOIN graph_nodes n ON n.node = e.head "
-        f"WHERE e.tail = {node}"
+        f"WHERE e.tail = {node} ORDER BY e.weight DESC, n.seq, e.seq LIMIT {n}"
     )
     parts = {"forward": [forward], "backward": [backward], "bidirectional": [forward, backward]}
     union = " UNION ALL ".join(f"({p})" for p in parts[direction])
-    return f"SELECT head, tail, way FROM ({union}) s ORDER BY weight DESC, side, o1, o2"
+    return f"SELECT head, tail, way FROM ({union}) s ORDER BY weight DESC, side, o1, o2 LIMIT {n}"
 
 
 def name_rows(node: str, names: Iterable[str]) -> list[tuple[str, str]]:
@@ -105,17 +110,27 @@ class PgGraphReads:
     # names ------------------------------------------------------------------------------------
     def node_of(self, name: str) -> str | None:
         """The node holding this exact (normalized) name, if any: one primary-key lookup."""
-        key = entity_key(name)
-        if not key:
-            return None
+        return self.nodes_of([name]).get(name)
 
-        def load(keys: list[str]) -> dict[str, str | None]:
-            found = dict(
-                self._rows("SELECT key, node FROM graph_names WHERE key = ANY(%s)", (keys,))
+    def nodes_of(self, names: Sequence[str]) -> dict[str, str]:
+        """Name → node for those of `names` a node holds: one query for all of them.
+
+        The nodes' names come in the same query (a found entity is shown by its names next).
+        """
+        keys = {name: key for name in names if (key := entity_key(name))}
+
+        def load(wanted: list[str]) -> dict[str, str | None]:
+            rows = self._rows(
+                "SELECT g.key, g.node, n.names FROM graph_names g "
+                "JOIN graph_nodes n ON n.node = g.node WHERE g.key = ANY(%s)",
+                (wanted,),
             )
-            return {k: found.get(k) for k in keys}
+            self._names.put({node: list(held) for _key, node, held in rows})
+            found = {key: node for key, node, _held in rows}
+            return {k: found.get(k) for k in wanted}
 
-        return self._node_of.through([key], load)[key]
+        held = self._node_of.through(list(keys.values()), load)
+        return {name: node for name, key in keys.items() if (node := held[key])}
 
     def names(self, node: str) -> list[str]:
         """Every name (the first is the display name) of a node."""
@@ -139,9 +154,7 @@ class PgGraphReads:
         key = (node, direction, n)
 
         def load(_keys: list[tuple[str, str, int]]) -> dict[tuple[str, str, int], list[Step]]:
-            rows = self._rows(
-                f"{_steps_sql('%(node)s', direction)} LIMIT %(n)s", {"node": node, "n": n}
-            )
+            rows = self._rows(_steps_sql("%(node)s", direction, "%(n)s"), {"node": node, "n": n})
             return {key: [Step(*r) for r in rows]}
 
         return self._steps.through([key], load)[key]
@@ -155,18 +168,18 @@ class PgGraphReads:
         """
         if not starts or depth < 1:
             return {}
-        steps = _steps_sql("r.node", direction)
+        steps = _steps_sql("r.node", direction, "%(n)s")
         rows = self._rows(
             f"""
             WITH RECURSIVE reach(node, depth) AS (
                 SELECT unnest(%(starts)s::text[]) COLLATE "C", 0
                 UNION
                 SELECT CASE WHEN s.way = 'forward' THEN s.tail ELSE s.head END, r.depth + 1
-                FROM reach r CROSS JOIN LATERAL ({steps} LIMIT %(n)s) s
+                FROM reach r CROSS JOIN LATERAL ({steps}) s
                 WHERE r.depth < %(depth)s)
             SELECT r.node, s.head, s.tail, s.way
             FROM (SELECT DISTINCT node FROM reach) r
-            LEFT JOIN LATERAL ({steps} LIMIT %(n)s) s ON TRUE
+            LEFT JOIN LATERAL ({steps}) s ON TRUE
             """,
             {"starts": list(starts), "n": n, "depth": depth - 1},
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -74,6 +75,7 @@ CREATE TABLE IF NOT EXISTS graph_names (
     key TEXT COLLATE "C" PRIMARY KEY, node TEXT COLLATE "C" NOT NULL);
 CREATE INDEX IF NOT EXISTS graph_names_node ON graph_names(node);
 CREATE INDEX IF NOT EXISTS graph_edges_tail ON graph_edges(tail);
+CREATE INDEX IF NOT EXISTS graph_edges_heavy ON graph_edges(head, weight DESC, seq);
 CREATE INDEX IF NOT EXISTS graph_edges_causal ON graph_edges(head) WHERE causal;
 CREATE TABLE IF NOT EXISTS passage_terms (
     term TEXT COLLATE "C" NOT NULL, pid TEXT COLLATE "C" NOT NULL, tf INTEGER NOT NULL,
@@ -161,6 +163,63 @@ def connect_pool(url: str) -> ConnectionPool[Connection[Any]]:
         check=ConnectionPool.check_connection,
         open=True,
     )
+
+
+class PgRows:
+    """A catalog's connections: a pool, and per thread the open build batch's connection."""
+
+    def __init__(self, url: str) -> None:
+        """Open the catalog at `url`, its tables made on first open; the graph shares its pool."""
+        self.url = url
+        self.pool: ConnectionPool[Connection[Any]] = connect_pool(url)
+        self._local = threading.local()
+
+    def close(self) -> None:
+        """Close the pool."""
+        self.pool.close()
+
+    @contextmanager
+    def connection(self) -> Iterator[Connection[Any]]:
+        """This thread's open batch's connection, else one from the pool, committed at the end."""
+        held: Connection[Any] | None = getattr(self._local, "conn", None)
+        if held is not None:
+            yield held
+            return
+        with self.pool.connection() as conn:
+            yield conn
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Every write this thread makes in the block, the graph's saves too, in one transaction.
+
+        It commits when the block ends and rolls back if it raises, so a builder killed
+        mid-batch leaves the last committed batch: Chroma, written first, may hold records no
+        row names yet, which readers skip (`known_units`). Other threads (the extraction
+        cache's writers) keep their own connections.
+        """
+        if getattr(self._local, "conn", None) is not None:
+            yield
+            return
+        with self.pool.connection() as conn:
+            self._local.conn = conn
+            try:
+                yield
+            finally:
+                self._local.conn = None
+
+    def _rows(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self.connection() as conn:
+            return conn.execute(query, params).fetchall()
+
+    def _one(self, query: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        with self.connection() as conn:
+            return conn.execute(query, params).fetchone()
+
+    def _many(self, query: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One statement over many rows, in one transaction."""
+        if rows:
+            with self.connection() as conn, conn.cursor() as cur:
+                cur.executemany(query, rows)
 
 
 def has_index(url: str, timeout: float = 10) -> bool:

@@ -268,17 +268,22 @@ class IndexReads:
 
     def entity_named(self, name: str) -> Entity | None:
         """The graph's entity holding this exact (normalized) name, if any."""
-        node = self.graph.node_of(name)
-        return self.entity(node) if node else None
+        return self.entities_named([name]).get(name)
+
+    def entities_named(self, names: Sequence[str]) -> dict[str, Entity]:
+        """Name → the graph's entity holding it, for those of `names` an entity holds.
+
+        One read for every name: a question's word runs are looked up together.
+        """
+        return {name: self.entity(node) for name, node in self.graph.nodes_of(names).items()}
 
     def search_entities(self, query: str, k: int) -> list[tuple[Entity, float]]:
         """The graph's entities whose names are among the `k` nearest the query, best first."""
-        found = []
-        for hit in self.vectors.search("entities", self.query_vector(query), k):
-            node = self.graph.node_of(hit.metadata.get("key", ""))
-            if node:
-                found.append((self.entity(node), hit.score))
-        return found
+        hits = self.vectors.search("entities", self.query_vector(query), k)
+        found = self.entities_named([hit.metadata.get("key", "") for hit in hits])
+        return [
+            (found[key], hit.score) for hit in hits if (key := hit.metadata.get("key", "")) in found
+        ]
 
     def entity_vectors(self, entity_ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The entities among these that have a name vector, and those vectors (one row each)."""

@@ -135,3 +135,16 @@ def merge_units(*groups: list[ReasoningUnit]) -> list[ReasoningUnit]:
             seen.update((key, unit.id))
             merged.append(unit)
     return merged
+
+
+def possessed(a: str, b: str) -> bool:
+    """Is one entity key a thing of the other ("notebooks of hessa varn", "hessa varn")?
+
+    Their vectors are close (the owner's name dominates), but they are two entities: merged, the
+    engineer's node would be shown as her notebooks.
+    """
+
+    def of(thing: str, owner: str) -> bool:
+        return any(thing.endswith(f" of {article}{owner}") for article in ("", "the ", "a ", "an "))
+
+    return of(a, b) or of(b, a)

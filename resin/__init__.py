@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from resin.agent.retriever import ResinRetriever
     from resin.agent.state import InputState, OutputState
     from resin.api import Resin
-    from resin.indexes.build import BuildReport
+    from resin.indexes.build_report import BuildReport
     from resin.indexes.documents import Document
     from resin.tools import make_tools
 
@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 _WHERE = {
-    "BuildReport": "resin.indexes.build",
+    "BuildReport": "resin.indexes.build_report",
     "Context": "resin.agent.context",
     "Document": "resin.indexes.documents",
     "InputState": "resin.agent.state",

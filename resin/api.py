@@ -25,9 +25,13 @@ from resin.agent.llm import make_chat_model
 from resin.agent.resources import get_index
 from resin.agent.retriever import ResinRetriever
 from resin.agent.state import OutputState
-from resin.indexes.build import Builder, BuildReport, Progress, extractors
-from resin.indexes.documents import Document, DocumentError, load_documents, text_document
-from resin.indexes.index import Index, open_index
+from resin.indexes.build import Builder
+from resin.indexes.build_report import BuildReport, Progress
+from resin.indexes.documents import Document, DocumentError
+from resin.indexes.extractors import extractors
+from resin.indexes.index import Index
+from resin.indexes.opening import open_index
+from resin.indexes.reading import load_documents, text_document
 from resin.tools import make_tools
 
 

@@ -21,7 +21,7 @@ from resin.evals.scripted import register_fake  # noqa: E402
 from resin.indexes.documents import Document  # noqa: E402
 from resin.indexes.embeddings import make_embedder  # noqa: E402
 from resin.indexes.index import Index  # noqa: E402
-from resin.indexes.index import open_index as open_index_at  # noqa: E402
+from resin.indexes.opening import open_index as open_index_at  # noqa: E402
 from resin.testing.chat import ScriptedChatModel, rule_based  # noqa: E402
 
 register_fake()
@@ -88,8 +88,8 @@ def fake_model() -> ScriptedChatModel:
 def sample_index(tmp_path_factory, embedder) -> Path:
     """The sample corpus indexed once with the rule-based fake extractor (absolute path)."""
     from resin.indexes.build import Builder
-    from resin.indexes.documents import load_documents
-    from resin.indexes.index import close_indexes
+    from resin.indexes.opening import close_indexes
+    from resin.indexes.reading import load_documents
 
     path = (tmp_path_factory.mktemp("sample") / "index").resolve()
     index = open_index_at(path, embedder, create=True)

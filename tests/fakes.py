@@ -21,7 +21,7 @@ from resin.evals.hash_embedder import HashEmbedder
 from resin.indexes.base import CatalogStore, DocumentRecord, Hit
 from resin.indexes.documents import Document, Passage, content_hash, make_passages
 from resin.indexes.graph import EntityGraph
-from resin.indexes.index import IndexConfig
+from resin.indexes.index_config import IndexConfig
 from resin.indexes.reads import IndexReads
 from resin.indexes.store_writes import store_passage_vectors, store_units
 from resin.indexes.units import ReasoningUnit, entity_key, normalize
@@ -113,9 +113,10 @@ class DictCatalog:
         self.mention_rows: set[tuple[str, str]] = set()
         self.unscanned: set[str] = set()
 
-    def put_document(self, record: DocumentRecord, passages: list[Passage]) -> None:
-        self.records[record.doc_id] = record
-        self.held.update({p.id: p for p in passages})
+    def put_documents(self, documents: list[tuple[DocumentRecord, list[Passage]]]) -> None:
+        for record, passages in documents:
+            self.records[record.doc_id] = record
+            self.held.update({p.id: p for p in passages})
 
     def put_units(self, doc_id: str, units) -> None:
         for uid, pid, kind, subject in units:
@@ -215,7 +216,7 @@ class FakeIndex(IndexReads):
             for u in units
         ]
         record = DocumentRecord(doc.id, content_hash(text), title, "test", "test", True)
-        self.catalog.put_document(record, passages)
+        self.catalog.put_documents([(record, passages)])
         store_passage_vectors(self, passages)  # type: ignore[arg-type]
         store_units(self, placed, set())  # type: ignore[arg-type]
         self.catalog.put_units(

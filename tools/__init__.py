@@ -3,7 +3,7 @@
 `make_tools(index)` binds the typed retrieval functions to an opened index and returns LangChain
 tools whose results are typed JSON (units, passages, chains), never prose:
 
-    from resin.indexes.index import open_index
+    from resin.indexes.opening import open_index
     from resin.tools import make_tools
 
     tools = make_tools(open_index(".resin"))

@@ -148,10 +148,11 @@ def match_nodes(
     embedding cost; the whole query's vector, already cached by the hop's searches, finds the rest.
     """
     best: dict[str, float] = {}
-    for run in word_runs(_WORD.findall(query), _MAX_NAME_WORDS):
-        entity = index.entity_named(run)
-        if entity and entity.id not in best:
-            best[entity.id] = 1.0
+    runs = list(word_runs(_WORD.findall(query), _MAX_NAME_WORDS))
+    named = index.entities_named(runs)
+    for run in runs:
+        if run in named:
+            best.setdefault(named[run].id, 1.0)
     for entity, score in index.search_entities(query, k):
         if score > tau and score > best.get(entity.id, 0.0):
             best[entity.id] = score

@@ -69,9 +69,9 @@ def write_bad_inputs(folder: Path) -> tuple[list[Path], int]:
 def check_bad_inputs(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """Every bad file gives one error naming it; every good document is indexed."""
     from resin.indexes.build import Builder
-    from resin.indexes.documents import load_documents
-    from resin.indexes.index import open_index
     from resin.indexes.maintenance import snapshot
+    from resin.indexes.opening import open_index
+    from resin.indexes.reading import load_documents
     from resin.testing import chat
 
     folder = work / "inputs"

@@ -18,7 +18,7 @@ def check_faults(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     from resin.agent.llm import ModelBackendError, make_chat_model
     from resin.evals.crash import compare, snapshot
     from resin.indexes.build import Builder
-    from resin.indexes.index import open_index
+    from resin.indexes.opening import open_index
 
     docs = fault_documents()
     with FaultyServer(delay=1.5) as server:

@@ -44,8 +44,8 @@ def check_builders(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """A builder with `wait=False` refuses naming the holder; one that waits builds after it."""
     from resin.indexes.build import Builder
     from resin.indexes.documents import Document
-    from resin.indexes.index import open_index
     from resin.indexes.locks import IndexBusyError
+    from resin.indexes.opening import open_index
 
     figures["trials_run"] += 1
     index = open_index(work / "builders-index", embedder, create=True)

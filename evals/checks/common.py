@@ -40,8 +40,9 @@ def open_files() -> int:
 def build_sample_index(path: Path, embedder: Any, hostile: bool = True) -> Path:
     """The sample corpus (plus the hostile documents) indexed with the fake extractor."""
     from resin.indexes.build import Builder
-    from resin.indexes.documents import Document, load_documents
-    from resin.indexes.index import open_index
+    from resin.indexes.documents import Document
+    from resin.indexes.opening import open_index
+    from resin.indexes.reading import load_documents
     from resin.testing import chat
 
     docs, _ = load_documents([SAMPLE_DOCS])

@@ -18,10 +18,10 @@ from resin.evals.checks.common import SAMPLE_DOCS
 def check_copies(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """The same files from one folder up are skipped; as copies, deleting them keeps the originals."""
     from resin.indexes.build import Builder
-    from resin.indexes.documents import load_documents
-    from resin.indexes.index import open_index
     from resin.indexes.integrity import check_index
     from resin.indexes.maintenance import snapshot
+    from resin.indexes.opening import open_index
+    from resin.indexes.reading import load_documents
     from resin.testing import chat
 
     figures["trials_run"] += 1
@@ -56,9 +56,9 @@ def check_repair(sample: Path, work: Path, embedder: Any, figures: dict[str, Any
     """A corrupted copy of the sample index: every break found, repaired, equal to the clean one."""
     from resin.evals.crash import compare
     from resin.indexes.build import Builder
-    from resin.indexes.index import open_index
     from resin.indexes.integrity import check_index, repair_index
     from resin.indexes.maintenance import corrupt, snapshot
+    from resin.indexes.opening import open_index
 
     figures["trials_run"] += 1
     shutil.copytree(sample, work / "repair-index")

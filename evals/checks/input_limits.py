@@ -26,8 +26,8 @@ _GOOD = [
 def check_input_limits(work: Path, embedder: Any, figures: dict[str, Any]) -> None:
     """Bad .jsonl lines named with file:line and why, the good ones indexed; a run, one passage."""
     from resin.indexes.build import Builder
-    from resin.indexes.documents import load_documents
-    from resin.indexes.index import open_index
+    from resin.indexes.opening import open_index
+    from resin.indexes.reading import load_documents
     from resin.testing import chat
 
     folder = work / "limits"

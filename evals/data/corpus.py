@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from resin.evals.data.dataset import DataError, Question
-from resin.indexes.documents import Document, jsonl_records, make_passages, split_sentences
+from resin.indexes.documents import Document, make_passages, split_sentences
+from resin.indexes.reading import jsonl_records
 
 
 def clean(text: str) -> str:

@@ -103,7 +103,7 @@ def _add_model_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_extract_arg(parser: argparse.ArgumentParser) -> None:
-    from resin.indexes.build import EXTRACT_CHOICES
+    from resin.indexes.extractors import EXTRACT_CHOICES
 
     parser.add_argument(
         "--extract",
@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     from resin.agent.llm import ModelBackendError
     from resin.indexes.database import DatabaseError, database_failure, database_failures
     from resin.indexes.documents import DocumentError
-    from resin.indexes.index import IndexMismatchError, IndexNotFoundError
+    from resin.indexes.index_config import IndexMismatchError, IndexNotFoundError
     from resin.indexes.nlp_extraction import NlpUnavailableError
     from resin.indexes.stores import StoreError, StoreMissingError, store_failure, store_failures
 

@@ -25,7 +25,7 @@ def index_of(
 
     Only `resin index` creates one (`create`): a mistyped --index elsewhere is an error.
     """
-    from resin.indexes.index import open_index
+    from resin.indexes.opening import open_index
 
     return open_index(
         args.index,
@@ -51,7 +51,8 @@ def _database(args: argparse.Namespace) -> str | None:
 
 def _built(args: argparse.Namespace) -> bool:
     """Whether an index exists where the arguments say: a folder's manifest, or a database's."""
-    from resin.indexes.index import IndexConfig, index_exists, resolve_index_path
+    from resin.indexes.index_config import IndexConfig, resolve_index_path
+    from resin.indexes.opening import index_exists
 
     database = _database(args)
     if database:
@@ -65,9 +66,10 @@ def _built(args: argparse.Namespace) -> bool:
 def cmd_index(args: argparse.Namespace) -> int:
     """Add, replace or delete documents."""
     from resin.agent.llm import default_concurrency, make_chat_model
-    from resin.indexes.build import Builder, extractors
-    from resin.indexes.documents import BAD_LINE, load_documents
+    from resin.indexes.build import Builder
+    from resin.indexes.extractors import extractors
     from resin.indexes.locks import IndexBusyError
+    from resin.indexes.reading import BAD_LINE, load_documents
 
     check, repair = getattr(args, "check", False), getattr(args, "repair", False)
     if check and (args.paths or args.delete or repair):
@@ -242,6 +244,7 @@ def _context(args: argparse.Namespace) -> Any:
         database=_database(args) or "",
         k_per_hop=args.k,
         answer_mode=args.answer_mode,
+        public_url="",  # a terminal shows no markdown: citations stay plain [n]
     )
 
 

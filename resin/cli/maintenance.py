@@ -11,7 +11,7 @@ def check_index_command(index: Any) -> int:
 
     The repair command it prints names the database and Chroma server in use.
     """
-    from resin.indexes.index import index_command
+    from resin.indexes.index_config import index_command
     from resin.indexes.integrity import check_index
 
     try:

@@ -9,7 +9,7 @@ import sys
 def migrate_index(args: argparse.Namespace) -> int:
     """Copy the --index folder's index into PostgreSQL and the --chroma-host server."""
     from resin.indexes.database import require_driver, shown_url
-    from resin.indexes.index import open_index
+    from resin.indexes.opening import open_index
 
     require_driver()
     from resin.indexes.pg_migrate import migrate_to

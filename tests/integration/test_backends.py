@@ -14,7 +14,7 @@ from resin.indexes.extraction import (
     extract_passage,
     extraction_messages,
 )
-from resin.indexes.index import IndexMismatchError
+from resin.indexes.index_config import IndexMismatchError
 from resin.prompts.structured import json_schema_format
 from resin.testing.processes import free_port, running
 

@@ -8,8 +8,8 @@ from resin.agent.context import Context
 from resin.agent.graph import graph
 from resin.evals.bench_answer import repeats
 from resin.indexes.build import Builder
-from resin.indexes.documents import load_documents
-from resin.indexes.index import close_indexes, open_index
+from resin.indexes.opening import close_indexes, open_index
+from resin.indexes.reading import load_documents
 from resin.indexes.units import normalize
 
 from ..conftest import SAMPLE_DOCS
@@ -64,17 +64,27 @@ def test_embedded_model_gives_the_expected_short_answer_with_sources(structural_
 
 def test_the_embedded_model_picks_one_of_the_candidates_when_asked_to(structural_index):
     """`choices` mode runs the real 135M model under the enum grammar: whatever it picks is a
-    candidate the passages write, cited, and never looped."""
+    candidate the passages write, cited, and never looped; its pick streams as it is written."""
     # a structural plan: parsed hops would answer by themselves, with no model to pick
     ctx = Context(index_path=str(structural_index), answer_mode="choices", plan_model="none")
-    event, final = {}, {}
+    event, final, chunks = {}, {}, []
     for mode, payload in graph.stream(
-        {"question": SAMPLE_QUESTIONS[0]["question"]}, context=ctx, stream_mode=["custom", "values"]
+        {"question": SAMPLE_QUESTIONS[0]["question"]},
+        context=ctx,
+        stream_mode=["custom", "values", "messages"],
     ):
         if mode == "custom" and payload.get("event") == "answer":
             event = payload
         elif mode == "values":
             final = payload
+        elif mode == "messages" and payload[0].content:
+            chunks.append((payload[0].id, payload[0].content, bool(event)))
+    answer = final["messages"][-1]
+    assert {key for key, _, _ in chunks} == {answer.id}
+    if final["sources"]:  # the pick came as the model wrote it, before compose had its answer
+        assert "".join(text for _, text, _ in chunks) == answer.content
+        told = "".join(text for _, text, after in chunks if not after)
+        assert told and final["answer"].startswith(told), chunks
     assert event["mode"] == "choices" and len(event["candidates"]) > 1
     assert any(row["step"] == "compose" for row in final["usage"])  # the model was called
     if final["sources"]:

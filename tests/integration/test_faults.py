@@ -18,7 +18,7 @@ from resin.evals.crash import compare, snapshot
 from resin.indexes.build import Builder
 from resin.indexes.documents import make_passages
 from resin.indexes.extraction import extract_passage
-from resin.indexes.index import close_indexes
+from resin.indexes.opening import close_indexes
 from resin.testing.chat import ScriptedChatModel, heuristic_reply
 from resin.testing.faults import FAULT_MODES, FaultyServer, fault_documents
 
@@ -114,7 +114,7 @@ def test_a_transient_fault_is_absorbed_by_a_retry(server, open_index):
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, embedder):
     """The index a fault-free build leaves (through the same server, same model name)."""
-    from resin.indexes.index import open_index
+    from resin.indexes.opening import open_index
 
     with FaultyServer() as s:
         index = open_index(tmp_path_factory.mktemp("ref") / "index", embedder, create=True)

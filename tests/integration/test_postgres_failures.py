@@ -26,7 +26,7 @@ from resin.agent.graph import graph
 from resin.cli import main
 from resin.evals.crash import synthetic_corpus
 from resin.evals.postgres import create_database
-from resin.indexes.index import close_indexes
+from resin.indexes.opening import close_indexes
 from resin.testing.processes import free_port, running
 
 from ..conftest import FIRST, SAMPLE_DOCS

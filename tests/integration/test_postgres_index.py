@@ -19,8 +19,8 @@ from resin.agent.context import Context
 from resin.agent.graph import graph
 from resin.cli import main
 from resin.evals.postgres import create_database
-from resin.indexes.index import close_indexes, open_index
 from resin.indexes.locks import IndexBusyError
+from resin.indexes.opening import close_indexes, open_index
 
 from ..conftest import SAMPLE_DOCS
 

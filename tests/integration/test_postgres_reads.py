@@ -16,10 +16,12 @@ import pytest
 from resin.cli import main
 from resin.evals.postgres import create_database
 from resin.indexes.base import Direction
-from resin.indexes.index import Index, close_indexes, open_index
+from resin.indexes.index import Index
+from resin.indexes.opening import close_indexes, open_index
 from resin.indexes.pg_graph import PgGraph
 from resin.indexes.pg_lexical import PgLexical
 from resin.indexes.pg_reads import PgGraphReads, ReadOnlyGraphError
+from resin.tools.retrieval import match_nodes
 
 from ..conftest import SAMPLE_DOCS
 
@@ -61,6 +63,10 @@ def _same_reads(loaded: Index, replica: Index) -> None:
         assert replica.graph.node_of(key) == node
         assert replica.entity(node) == loaded.entity(node)
     assert replica.entity_named("no such entity anywhere") is None
+    asked = [*names, "no such entity anywhere", ""]
+    assert replica.entities_named(asked) == loaded.entities_named(asked)
+    for question in QUESTIONS:
+        assert match_nodes(replica, question) == match_nodes(loaded, question)
     nodes = sorted(set(names.values()))
     for node in nodes:
         for direction in DIRECTIONS:
@@ -101,6 +107,15 @@ def test_replica_reads_by_sql_equal_the_loaded_graph_and_bm25(built):
     _, loaded, replica = built
     assert isinstance(replica.lexical, PgLexical) and loaded.lexical is None
     _same_reads(loaded, replica)
+
+
+def test_a_build_plan_reads_records_and_content_owners_in_one_query_each(built):
+    _, loaded, _ = built
+    records = loaded.catalog.documents()
+    asked = [r.doc_id for r in records[::2]] + ["no-such-document"]
+    assert loaded.catalog.records(asked) == {r.doc_id: r for r in records[::2]}
+    owners = loaded.catalog.owners([r.content for r in records] + ["no-such-content"])
+    assert owners == {r.content: r.doc_id for r in reversed(records) if r.content}
 
 
 def test_a_replica_refuses_writes_and_reloads_by_reading_the_generation(built):

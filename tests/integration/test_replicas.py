@@ -24,8 +24,8 @@ from resin.agent.context import Context
 from resin.agent.graph import graph
 from resin.cli import main
 from resin.evals.crash import NLP, compare, crash_trial, finish, synthetic_corpus
-from resin.indexes.index import close_indexes, open_index
 from resin.indexes.maintenance import snapshot
+from resin.indexes.opening import close_indexes, open_index
 
 from ..conftest import SAMPLE_DOCS
 from .servers import dev_server, tail

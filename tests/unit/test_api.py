@@ -9,7 +9,8 @@ from langchain_core.retrievers import BaseRetriever
 
 import resin
 from resin import Context, Resin, ResinRetriever
-from resin.indexes.documents import DocumentError, text_document
+from resin.indexes.documents import DocumentError
+from resin.indexes.reading import text_document
 
 from ..conftest import SAMPLE_DOCS
 

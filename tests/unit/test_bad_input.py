@@ -4,7 +4,8 @@ import time
 
 from resin.evals.checks.bad_inputs import write_bad_inputs
 from resin.indexes.build import Builder
-from resin.indexes.documents import load_documents, split_sentences
+from resin.indexes.documents import split_sentences
+from resin.indexes.reading import load_documents
 from resin.testing.chat import ScriptedChatModel, heuristic_reply
 
 EXPECTED_ERRORS = {

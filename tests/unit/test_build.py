@@ -6,8 +6,9 @@ import pytest
 
 from resin.evals.crash import snapshot
 from resin.indexes.build import Builder
-from resin.indexes.documents import Document, load_documents
-from resin.indexes.index import IndexMismatchError
+from resin.indexes.documents import Document
+from resin.indexes.index_config import IndexMismatchError
+from resin.indexes.reading import load_documents
 from resin.indexes.units import entity_key
 from resin.testing.chat import ScriptedChatModel, heuristic_reply
 
@@ -156,7 +157,7 @@ def test_opening_with_another_embedder_is_a_clear_error(open_index, embedder, tm
         def embed_documents(self, texts):
             return embedder.embed_documents(texts)
 
-    from resin.indexes.index import open_index
+    from resin.indexes.opening import open_index
 
     with pytest.raises(IndexMismatchError, match="some-other-embedder"):
         open_index(tmp_path / "index", Other(), create=True)

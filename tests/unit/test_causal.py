@@ -12,8 +12,9 @@ from resin.agent.context import Context
 from resin.agent.graph import graph
 from resin.agent.language.forms import causal_parts
 from resin.indexes.build import Builder
-from resin.indexes.documents import Document, load_documents, make_passages
-from resin.indexes.index import close_indexes
+from resin.indexes.documents import Document, make_passages
+from resin.indexes.opening import close_indexes
+from resin.indexes.reading import load_documents
 from resin.indexes.units import normalize
 from resin.tools.causal import effect_chains
 

@@ -56,18 +56,21 @@ def test_loading_the_embedder_draws_no_progress_bar(capfd):
 
 
 def test_ask_prints_the_answer_its_sentences_and_sources_and_the_trace_only_when_asked(
-    sample_index, capsys
+    sample_index, capsys, monkeypatch
 ):
     import json
 
     from resin.cli import main
 
+    # a server's address in the environment: a terminal still gets plain [n], no markdown links
+    monkeypatch.setenv("RESIN_PUBLIC_URL", "http://resin.test:2024")
     question = "In which port was the designer of the Orrin Dam born?"
     argv = ["ask", question, "--index", str(sample_index), "--model", "fake"]
     assert main(argv) == 0
     plain = capsys.readouterr()
     lines = plain.out.strip().splitlines()
     assert lines[0] and "Sources:" in lines and any(line.startswith("- [1] ") for line in lines)
+    assert "resin.test" not in plain.out
     assert not any(line.startswith("──") for line in lines) and len(lines) < 15
     assert not any(line.startswith("· ") for line in plain.err.splitlines())
     for flag in ("--trace", "-v"):

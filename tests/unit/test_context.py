@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from resin.agent.context import Context
-from resin.indexes.index import resolve_index_path
+from resin.indexes.index_config import resolve_index_path
 
 
 def test_fields_not_given_come_from_the_environment_and_a_given_field_wins(monkeypatch):

@@ -6,8 +6,8 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from resin.agent.nodes.rewrite import previous_turn, standalone
 from resin.indexes.build import Builder
-from resin.indexes.documents import load_documents
-from resin.indexes.index import close_indexes
+from resin.indexes.opening import close_indexes
+from resin.indexes.reading import load_documents
 from resin.testing.chat import ScriptedChatModel
 
 from ..conftest import FIRST, FOLLOW_UP, SAMPLE_DOCS, two_turns

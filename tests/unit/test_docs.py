@@ -20,7 +20,7 @@ import pytest
 
 from resin import Resin
 from resin.agent.llm import spec as registry
-from resin.indexes.index import close_indexes
+from resin.indexes.opening import close_indexes
 
 from ..conftest import SAMPLE_DOCS
 

@@ -3,13 +3,8 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from resin.indexes.documents import (
-    SECTION_BREAK,
-    Document,
-    load_documents,
-    make_passages,
-    split_sentences,
-)
+from resin.indexes.documents import SECTION_BREAK, Document, make_passages, split_sentences
+from resin.indexes.reading import load_documents
 
 
 def test_sentences_keep_abbreviations_and_initials():
@@ -62,9 +57,9 @@ def test_loads_txt_md_jsonl_and_reports_bad_files(tmp_path):
 
 
 def test_oversized_file_is_refused(tmp_path, monkeypatch):
-    import resin.indexes.documents as documents
+    import resin.indexes.reading as reading
 
-    monkeypatch.setattr(documents, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(reading, "MAX_FILE_BYTES", 1000)
     (tmp_path / "big.txt").write_text("word " * 400, encoding="utf-8")
     docs, errors = load_documents([tmp_path])
     assert not docs and "over the 1,000-byte limit" in str(errors[0])

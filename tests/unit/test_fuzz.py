@@ -26,16 +26,15 @@ from resin.evals.hash_embedder import HashEmbedder
 from resin.evals.hostile import fence_breaks, fenced_bodies, grounding_violations
 from resin.indexes.build import Builder
 from resin.indexes.documents import (
-    BAD_LINE,
     MAX_SENTENCE_CHARS,
     Document,
     DocumentError,
-    load_documents,
     make_passages,
     split_sentences,
 )
 from resin.indexes.extraction import MAX_UNITS_PER_PASSAGE, extract_passage, extraction_messages
-from resin.indexes.index import open_index
+from resin.indexes.opening import open_index
+from resin.indexes.reading import BAD_LINE, load_documents
 from resin.indexes.units import UNIT_KINDS
 from resin.testing.chat import ScriptedChatModel
 

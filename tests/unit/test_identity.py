@@ -4,7 +4,7 @@ import json
 import shutil
 
 from resin.indexes.build import Builder
-from resin.indexes.documents import load_documents
+from resin.indexes.reading import load_documents
 from resin.tools.retrieval import units_by_id
 
 from ..conftest import SAMPLE_DOCS

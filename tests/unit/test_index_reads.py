@@ -17,7 +17,8 @@ from resin.indexes.base import (
 from resin.indexes.catalog import Catalog
 from resin.indexes.documents import Passage
 from resin.indexes.graph import EntityGraph
-from resin.indexes.index import IndexNotFoundError, close_indexes, open_index
+from resin.indexes.index_config import IndexNotFoundError
+from resin.indexes.opening import close_indexes, open_index
 from resin.indexes.stores import ChromaIndex
 from resin.indexes.units import ReasoningUnit, entity_key
 

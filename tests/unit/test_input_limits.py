@@ -5,7 +5,8 @@ import json
 
 from resin.agent.llm import register_chat_model
 from resin.cli import main
-from resin.indexes.documents import load_documents, split_sentences
+from resin.indexes.documents import split_sentences
+from resin.indexes.reading import load_documents
 
 from ..fakes import scripted
 

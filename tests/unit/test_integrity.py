@@ -16,10 +16,10 @@ from resin.agent.llm import register_chat_model
 from resin.cli import main
 from resin.evals.crash import compare, snapshot
 from resin.indexes.build import Builder
-from resin.indexes.documents import load_documents
-from resin.indexes.index import close_indexes
 from resin.indexes.integrity import check_index
 from resin.indexes.maintenance import corrupt
+from resin.indexes.opening import close_indexes
+from resin.indexes.reading import load_documents
 
 from ..conftest import SAMPLE_DOCS
 from ..fakes import scripted
@@ -28,7 +28,7 @@ from ..fakes import scripted
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory, embedder, nlp_extractor):
     """A clean index of a copy of the sample corpus (its sources stay where they were read)."""
-    from resin.indexes.index import open_index
+    from resin.indexes.opening import open_index
 
     root = tmp_path_factory.mktemp("integrity")
     shutil.copytree(SAMPLE_DOCS, root / "docs")

@@ -16,7 +16,7 @@ from resin.agent.context import Context
 from resin.agent.graph import graph
 from resin.agent.nodes.plan import ENGLISH_ONLY
 from resin.indexes.build import Builder
-from resin.indexes.documents import load_documents
+from resin.indexes.reading import load_documents
 from resin.indexes.units import normalize
 from resin.tools.causal import cause_chains
 
@@ -25,7 +25,7 @@ from ..conftest import SAMPLE_DOCS
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory, embedder, nlp_extractor):
-    from resin.indexes.index import close_indexes, open_index
+    from resin.indexes.opening import close_indexes, open_index
 
     path = tmp_path_factory.mktemp("kinds") / "index"
     index = open_index(path, embedder, create=True)

@@ -5,8 +5,9 @@ import json
 import pytest
 
 from resin.indexes.build import Builder
-from resin.indexes.documents import Document, Passage, Sentence, load_documents, make_passages
+from resin.indexes.documents import Document, Passage, Sentence, make_passages
 from resin.indexes.nlp_extraction import INSTALL_HINT, NlpUnavailableError, load_pipeline
+from resin.indexes.reading import load_documents
 from resin.indexes.units import ReasoningUnit, claim_key, entity_key, normalize
 from resin.testing.chat import ScriptedChatModel
 from resin.tools.retrieval import traverse_chains

@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 from resin.agent.context import Context
 from resin.agent.readiness import unready_reason
 from resin.agent.server import app
-from resin.indexes.index import missing_index_message
+from resin.indexes.index_config import missing_index_message
 from resin.testing.processes import free_port
 
 

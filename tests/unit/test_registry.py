@@ -9,8 +9,9 @@ from resin.agent.llm import (
     registered_chat_model,
     unregister_chat_model,
 )
-from resin.indexes.index import IndexNotFoundError, open_index
+from resin.indexes.index_config import IndexNotFoundError
 from resin.indexes.lexical import word_runs
+from resin.indexes.opening import open_index
 from resin.testing.chat import ScriptedChatModel, heuristic_reply
 
 

@@ -36,7 +36,7 @@ from resin.evals.hostile import (
 )
 from resin.indexes.documents import Document, make_passages
 from resin.indexes.extraction import extraction_messages
-from resin.indexes.index import close_indexes
+from resin.indexes.opening import close_indexes
 from resin.indexes.units import UNIT_KINDS
 from resin.testing.chat import ScriptedChatModel, ToolCallingModel, heuristic_reply
 from resin.tools.entities import units_about

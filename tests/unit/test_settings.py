@@ -11,7 +11,7 @@ import pytest
 from resin.cli import build_parser, main
 from resin.cli.settings import COMMANDS, ENV, settings_table
 from resin.indexes.database import DatabaseError, check_url, database_failure, shown_url
-from resin.indexes.index import IndexConfig, index_command
+from resin.indexes.index_config import IndexConfig, index_command
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = "<!-- settings table: tests/unit/test_settings.py keeps it equal to the flags -->"

@@ -1,7 +1,8 @@
 """`resin stats` figures add up: the grounded share is of the passages indexed now, never over 1."""
 
 from resin.indexes.build import Builder
-from resin.indexes.documents import SECTION_BREAK, Document, load_documents
+from resin.indexes.documents import SECTION_BREAK, Document
+from resin.indexes.reading import load_documents
 from resin.testing.chat import ScriptedChatModel
 
 from ..conftest import SAMPLE_DOCS, units_json

@@ -6,7 +6,8 @@ import pytest
 from resin.agent.context import Context
 from resin.agent.graph import graph
 from resin.indexes.build import Builder
-from resin.indexes.index import IndexNotFoundError, close_indexes
+from resin.indexes.index_config import IndexNotFoundError
+from resin.indexes.opening import close_indexes
 from resin.indexes.stores import COLLECTIONS, StoreMissingError, collection_names
 
 from ..conftest import DOCS, make_legacy
