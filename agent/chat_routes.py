@@ -101,11 +101,19 @@ def source(request: Request) -> Response:
 
 
 async def component(request: Request) -> Response:
-    """The server's answer for the component's assets, their links made absolute."""
-    from langgraph_api.api.ui import handle_ui  # the server's own: present only inside it
+    """The server's answer for the component's assets, their links made absolute.
+
+    The server reads the bundler's list of components once and keeps it; on a machine's first
+    start the bundler writes it seconds after the server answers, and a chat that asks before
+    then would get 404 until a restart. A graph missing from the kept list is looked up anew.
+    """
+    from langgraph_api.api import ui  # the server's own: present only inside it
     from langgraph_api.route import ApiRequest
 
-    reply: Response = await handle_ui(ApiRequest(request.scope, request.receive))
+    kept = ui._UI_SCHEMAS_CACHE
+    if kept is not None and request.path_params["graph_id"] not in kept:
+        ui._UI_SCHEMAS_CACHE = None
+    reply: Response = await ui.handle_ui(ApiRequest(request.scope, request.receive))
     if reply.status_code != 200:
         return reply
     from resin.agent.context import Context
