@@ -28,9 +28,13 @@ def tokenize(text: str, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
     return [t for t in normalize(text).split() if t not in stopwords]
 
 
+# Letters a stem keeps.
+STEM_CHARS = 5
+
+
 def stems(text: str) -> set[str]:
     """Content words cut to five letters: designer/designed, founded/founder meet."""
-    return {t[:5] for t in tokenize(text)}
+    return {t[:STEM_CHARS] for t in tokenize(text)}
 
 
 def word_runs(words: Sequence[str], longest: int) -> Iterator[str]:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from resin.agent.language.questions import Question
 from resin.agent.language.spans import Candidate
-from resin.agent.reading.yes_no import claim_of, judge
+from resin.agent.reading.yes_no import claim_of, judge, page_subject
 from resin.indexes.documents import Passage, Sentence
 from resin.indexes.units import ReasoningUnit, entity_key, normalize
 
@@ -27,7 +27,10 @@ ABOUT_FACTS = 4
 
 def polarity(question: Question, passages: Sequence[Passage]) -> list[Candidate]:
     """Yes or no as the sentence that best writes the claim says it, that sentence first."""
-    verdict, where = judge(claim_of(question.stem), [(p, s) for p in passages for s in p.sentences])
+    sentences = [(p, s) for p in passages for s in p.sentences]
+    verdict, where = judge(
+        claim_of(question.stem), sentences, page_subject(question.stem, passages)
+    )
     other = "no" if verdict == "yes" else "yes"
     return [
         Candidate(verdict, "YESNO", 1.0, [where[1].id] if where else []),

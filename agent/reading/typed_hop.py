@@ -20,7 +20,7 @@ from resin.agent.language.questions import is_yes_no
 from resin.agent.language.relations import AnswerType
 from resin.agent.planning import describe_hop
 from resin.agent.reading.hop_answer import HopAnswer, accepted, read_hop
-from resin.agent.reading.yes_no import claim_of, judge
+from resin.agent.reading.yes_no import claim_of, judge, page_subject
 from resin.agent.state import Evidence, Hop, HopResult
 from resin.indexes.documents import Passage
 from resin.indexes.index import Index
@@ -83,7 +83,7 @@ def read(
     if is_yes_no(query):
         ordered = sorted(passages, key=lambda p: p.id not in own_ids)
         sentences = [(p, s) for p in ordered for s in p.sentences]
-        verdict, where = judge(claim_of(query), sentences, subject)
+        verdict, where = judge(claim_of(query), sentences, subject or page_subject(query, ordered))
         if where is not None:
             reading.answers = [HopAnswer(verdict, where[0].id, where[1].id, 1.0, "polarity")]
         return reading

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from resin.agent.language.spans import parse
 from resin.indexes.documents import Passage, Sentence
-from resin.indexes.lexical import stems
+from resin.indexes.lexical import STEM_CHARS, tokenize
 
 _AUX = re.compile(
     r"^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\s+", re.I
@@ -23,12 +23,44 @@ _NEGATION = re.compile(r"\b(?:not|never|no|neither|nor|cannot|without)\b|n't\b",
 # Share of the claim's words the best sentence must write to say it.
 COVERAGE = 0.5
 # Nouns that classify rather than name what the claim is about ("a kind of char" is a char).
+_INFLECTION = re.compile(r"(?:ing|ed|es|s|e)$")
+
+
+def stems(text: str) -> set[str]:
+    """Content words without their inflection, cut as `resin.indexes.lexical.stems` cuts them.
+
+    A claim writes its verb bare and a sentence inflects it: "Did X live in Y?" is said by "X
+    lived in Y", and a short word cut to five letters alone would not meet its own inflection.
+    """
+    return {_root(t)[:STEM_CHARS] for t in tokenize(text)}
+
+
+def _root(word: str) -> str:
+    ending = _INFLECTION.search(word)
+    return word[: ending.start()] if ending and ending.start() >= 3 else word
+
+
 _CLASSIFIERS = frozenset(stems("kind type sort form part member example one"))
 
 
 def claim_of(question: str) -> str:
     """The statement a yes/no question asks about, without its auxiliary ("pale gill fever infect humans")."""
     return _AUX.sub("", question.strip().rstrip("?").strip())
+
+
+def page_subject(question: str, passages: Sequence[Passage]) -> str:
+    """The yes/no question's grammatical subject when one of the passages is its page, else "".
+
+    A claim about something no name marks ("Does pale gill fever infect silverfin?") is still
+    about its subject: the sentences of that subject's page say it, not another page's.
+    """
+    for token in parse(question):
+        if token.dep_ in ("nsubj", "nsubjpass") and token.head.dep_ == "ROOT":
+            words = [t.text for t in token.subtree if t.i <= token.i and t.pos_ != "DET"]
+            names = stems(" ".join(words))
+            if names and any(names == stems(p.title) for p in passages):
+                return " ".join(words)
+    return ""
 
 
 def judge(

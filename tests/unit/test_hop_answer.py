@@ -12,7 +12,7 @@ from resin.agent.language.relations import kin_frame
 from resin.agent.reading.hop_answer import FEATURES, HopAnswer, accepted, ranking, read_hop
 from resin.agent.reading.signals import hop_head, linked_to, spans_of
 from resin.agent.reading.typed_hop import read, resolve_typed
-from resin.agent.reading.yes_no import judge
+from resin.agent.reading.yes_no import claim_of, judge, page_subject
 from resin.agent.state import Hop, HopResult
 from resin.evals.fit_ranking import _fit_listwise
 from resin.indexes.documents import Passage, Sentence
@@ -426,6 +426,20 @@ def test_a_yes_no_hop_is_decided_by_a_sentence_about_its_subject(own_sentence, v
     answer, where = judge("Tamsin Orle American", sentences, "Tamsin Orle")
     assert answer == verdict
     assert where is not None and where[0] is own
+
+
+def test_a_yes_no_claim_meets_its_verb_inflected_and_its_subject_by_its_page():
+    lived = _passage("Lindmoor", "Tamsin Orle lived in Lindmoor while the bridge was built.")
+    answer, where = judge("Tamsin Orle live in Lindmoor", [(lived, lived.sentences[0])])
+    assert answer == "yes" and where is not None
+    fever = _passage("Marsh ague", "The disease is spread by reed midges.", "Marsh ague is rare.")
+    other = _passage("Reed midge", "Reed midges breed in still water.")
+    question = "Is marsh ague spread by reed midges?"
+    assert page_subject(question, [other, fever]) == "marsh ague"
+    assert page_subject(question, [other]) == ""
+    sentences = [(p, s) for p in (other, fever) for s in p.sentences]
+    answer, where = judge(claim_of(question), sentences, page_subject(question, [other, fever]))
+    assert answer == "yes" and where is not None and where[1].text.startswith("The disease")
 
 
 def test_a_place_the_parser_takes_for_a_person_answers_a_birthplace_hop():

@@ -47,10 +47,22 @@ def sentences(out: dict) -> list[str]:
     ("question", "answer", "cited"),
     [
         ("Does pale gill fever infect humans?", "no", "Pale gill fever does not infect humans."),
+        # the disease's own page decides: its sentences are about it without naming it
         (
             "Does pale gill fever infect fish?",
             "yes",
-            "Pale gill fever is a disease of fish in the Tessel River.",
+            "Infected fish have pale, swollen gills and swim slowly near the surface.",
+        ),
+        (
+            "Does pale gill fever infect silverfin?",
+            "yes",
+            "Most infected silverfin die within three weeks.",
+        ),
+        # the claim writes its verb bare, the sentence inflects it
+        (
+            "Did Hessa Varn live in Lindmoor?",
+            "yes",
+            "Hessa Varn lived in Lindmoor while the Orrin Dam was being built.",
         ),
         # the sentence writes the claim's frame but another kind: it says what it is instead
         ("Is the silverfin a kind of salmon?", "no", "The silverfin is a kind of mountain char."),
