@@ -22,11 +22,10 @@ _AUX = re.compile(
 _NEGATION = re.compile(r"\b(?:not|never|no|neither|nor|cannot|without)\b|n't\b", re.I)
 # Share of the claim's words the best sentence must write to say it.
 COVERAGE = 0.5
-# Nouns that classify rather than name what the claim is about ("a kind of char" is a char).
 _INFLECTION = re.compile(r"(?:ing|ed|es|s|e)$")
 
 
-def stems(text: str) -> set[str]:
+def _roots(text: str) -> set[str]:
     """Content words without their inflection, cut as `resin.indexes.lexical.stems` cuts them.
 
     A claim writes its verb bare and a sentence inflects it: "Did X live in Y?" is said by "X
@@ -40,7 +39,8 @@ def _root(word: str) -> str:
     return word[: ending.start()] if ending and ending.start() >= 3 else word
 
 
-_CLASSIFIERS = frozenset(stems("kind type sort form part member example one"))
+# Nouns that classify rather than name what the claim is about ("a kind of char" is a char).
+_CLASSIFIERS = frozenset(_roots("kind type sort form part member example one"))
 
 
 def claim_of(question: str) -> str:
@@ -57,8 +57,8 @@ def page_subject(question: str, passages: Sequence[Passage]) -> str:
     for token in parse(question):
         if token.dep_ in ("nsubj", "nsubjpass") and token.head.dep_ == "ROOT":
             words = [t.text for t in token.subtree if t.i <= token.i and t.pos_ != "DET"]
-            names = stems(" ".join(words))
-            if names and any(names == stems(p.title) for p in passages):
+            names = _roots(" ".join(words))
+            if names and any(names == _roots(p.title) for p in passages):
                 return " ".join(words)
     return ""
 
@@ -77,15 +77,15 @@ def judge(
     too: "The silverfin is a kind of mountain char." says nothing of the salmon.
     """
     about = _about(sentences, subject)
-    exempt = stems(subject) if about else set()
-    words = stems(claim) - exempt
+    exempt = _roots(subject) if about else set()
+    words = _roots(claim) - exempt
     if not words or not sentences:
         return "no", None
-    best = max(about or sentences, key=lambda item: len(words & stems(item[1].text)))
-    coverage = len(words & stems(best[1].text)) / len(words)
+    best = max(about or sentences, key=lambda item: len(words & _roots(item[1].text)))
+    coverage = len(words & _roots(best[1].text)) / len(words)
     if coverage < COVERAGE:
         return "no", best if coverage or about else None
-    if _named(claim) - _CLASSIFIERS - exempt - stems(best[1].text):
+    if _named(claim) - _CLASSIFIERS - exempt - _roots(best[1].text):
         return "no", best
     negated = bool(_NEGATION.search(best[1].text)) and not _NEGATION.search(claim)
     return ("no" if negated else "yes"), best
@@ -95,13 +95,13 @@ def _about(
     sentences: Sequence[tuple[Passage, Sentence]], subject: str
 ) -> list[tuple[Passage, Sentence]]:
     """The sentences of the subject's own page, else those writing its name (none without one)."""
-    names = stems(subject)
+    names = _roots(subject)
     if not names:
         return []
-    own = [item for item in sentences if names <= stems(item[0].title)]
-    return own or [item for item in sentences if names <= stems(item[1].text)]
+    own = [item for item in sentences if names <= _roots(item[0].title)]
+    return own or [item for item in sentences if names <= _roots(item[1].text)]
 
 
 def _named(claim: str) -> set[str]:
     """The stems of the claim's names, nouns and numbers: what a sentence must write to say it."""
-    return stems(" ".join(t.text for t in parse(claim) if t.pos_ in ("PROPN", "NOUN", "NUM")))
+    return _roots(" ".join(t.text for t in parse(claim) if t.pos_ in ("PROPN", "NOUN", "NUM")))
