@@ -120,8 +120,8 @@ def make_legacy(index: Index) -> None:
     index.close()
 
 
-def two_turns(sample_index, model, follow_up=FOLLOW_UP, **fields):
-    """`FIRST`, then `follow_up`, on one thread, every step on `model`: each turn's state, events."""
+def two_turns(sample_index, model, follow_up=FOLLOW_UP, first=FIRST, **fields):
+    """`first`, then `follow_up`, on one thread, every step on `model`: each turn's state, events."""
     from langchain_core.messages import HumanMessage
     from langgraph.checkpoint.memory import InMemorySaver
 
@@ -136,7 +136,7 @@ def two_turns(sample_index, model, follow_up=FOLLOW_UP, **fields):
     graph = builder.compile(checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "talk"}}
     turns = []
-    for question in (FIRST, follow_up):
+    for question in (first, follow_up):
         events = [
             payload
             for mode, payload in graph.stream(

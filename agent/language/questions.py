@@ -170,7 +170,8 @@ class Question(BaseModel):
     `rewrite` makes it and state keeps it (plain JSON in a checkpoint); every later reading of
     the question (plan, hops, candidates, the answer step) asks this object, whose readings are
     computed once. A multiple-choice question's readings are those of its stem: `options` holds
-    the lettered options, `text` the question as asked.
+    the lettered options, `text` the question as asked. `unresolved` holds the pronouns `rewrite`
+    found no name for in a question that names nothing else: it cannot be searched.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -200,7 +201,14 @@ class Question(BaseModel):
             )
             for t in doc
         ]
-        return cls(text=text, skipped=list(skipped), options=options, stem=stem, tokens=tokens)
+        return cls(
+            text=text,
+            skipped=list(skipped),
+            options=options,
+            stem=stem,
+            tokens=tokens,
+            unresolved=list(unresolved),
+        )
 
     @cached_property
     def doc(self) -> Doc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from typing import Any
 from uuid import uuid4
 
@@ -136,7 +137,7 @@ def is_english(question: str) -> bool:
     return any(w in _ENGLISH for w in words) or not any(w in _OTHER_LANGUAGES for w in words)
 
 
-def input_problem(question: str, skipped: list[str]) -> str:
+def input_problem(question: str, skipped: list[str], unresolved: Sequence[str] = ()) -> str:
     """Why a message cannot be answered (said to the user in the chat), or ''."""
     if not question and skipped:
         return (
@@ -151,6 +152,12 @@ def input_problem(question: str, skipped: list[str]) -> str:
         return (
             f"Your question is {len(question):,} characters long; I take up to "
             f"{MAX_QUESTION_CHARS:,}. Please ask it in fewer words."
+        )
+    if unresolved:
+        words = " or ".join(f"“{w}”" for w in unresolved)
+        return (
+            f"I could not tell who or what {words} stands for: nothing earlier in our "
+            "conversation names it. Please ask again with the name."
         )
     return ""
 
@@ -175,7 +182,7 @@ def plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "answer_id": answer_id,
         "messages": [chat_trace.placeholder(answer_id)],
     }
-    problem = input_problem(question, skipped)
+    problem = input_problem(question, skipped, read.unresolved)
     if problem:
         writer({"event": "plan", "source": "none", "hops": [], "reason": problem, "seconds": 0.0})
         return {

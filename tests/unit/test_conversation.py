@@ -4,7 +4,8 @@ import json
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from resin.agent.nodes.rewrite import previous_turn, standalone
+from resin.agent.nodes.rewrite import hop_names, previous_turn, standalone
+from resin.agent.state import Hop, HopResult
 from resin.indexes.build import Builder
 from resin.indexes.opening import close_indexes
 from resin.indexes.reading import load_documents
@@ -77,9 +78,15 @@ def test_the_follow_up_is_answered_from_the_parser_units_without_a_model_answer(
     assert "Hessa Varn was born in the port of Caldmere" in cited
 
 
-def test_an_unsure_pick_keeps_the_question_as_typed(sample_index):
-    (_, _), (second, _) = two_turns(sample_index, scripted_turns(referent="unsure"))
+def test_a_pronoun_nobody_resolved_is_not_searched(sample_index):
+    # the model was unsure who "she" is: the follow-up keeps its words, and is not searched as
+    # typed (any birth sentence would match it); the reply asks for the name
+    (_, _), (second, events) = two_turns(sample_index, scripted_turns(referent="unsure"))
     assert second["question"] == FOLLOW_UP == second["asked"]
+    assert second["answer"] == "" and second["sources"] == [] and second["plan"] == []
+    assert "“she”" in second["plan_reason"]
+    assert "Please ask again with the name" in second["messages"][-1].content
+    assert not [e for e in events if e.get("event") == "hop"]
 
 
 def test_standalone_substitutes_possessives_and_skips_what_cannot_refer():
@@ -95,8 +102,56 @@ def test_standalone_substitutes_possessives_and_skips_what_cannot_refer():
     assert standalone("What is the Tessel River?", turn, model)[0] == "What is the Tessel River?"
     assert standalone(FOLLOW_UP, ("", ""), model)[0] == FOLLOW_UP
     place = ("Which port is at the mouth of the Tessel River?", "Caldmere")
-    assert standalone(FOLLOW_UP, place, model)[0] == FOLLOW_UP
+    assert standalone(FOLLOW_UP, place, model) == (FOLLOW_UP, [], ["she"])
     assert len(model.calls) == calls
+    # a pronoun the question itself may mean is left to the search; one that owns the only noun,
+    # or is no instance of the noun asked for, is not
+    assert standalone("What parents abandon their eggs?", ("", ""), model).unresolved == []
+    assert standalone("What is the capital of it?", ("", ""), model).unresolved == ["it"]
+    assert standalone("What river is it on?", ("", ""), model).unresolved == ["it"]
+
+
+BRIDGE = "In which port was the designer of the Orrin Dam born?"
+
+
+def test_a_follow_up_may_mean_a_name_the_previous_turn_found_on_the_way(sample_index):
+    # the designer is only hop 1's answer; "she" is her, not the port the turn answered
+    model = scripted_turns()
+    (first, _), (second, _) = two_turns(
+        sample_index, model, follow_up="When was she born?", first=BRIDGE
+    )
+    assert [r.answer for r in first["results"].values()] == ["Hessa Varn", "Caldmere"]
+    assert first["answer"] == "Caldmere"
+    assert second["question"] == "When was Hessa Varn born?"
+    referent = [c for c in model.calls if schema_of(c[1]) == "Referent"][-1]
+    choices = referent[1]["response_format"]["json_schema"]["schema"]["properties"]["name"]
+    assert choices["enum"] == ["Hessa Varn", "unsure"]
+
+
+def test_hop_names_are_the_looked_up_answers_that_can_be_referents():
+    plan = [
+        Hop(id=1, question="Who designed the Orrin Dam?", answer_type="person"),
+        Hop(id=2, question="When was #1 born?", depends_on=[1], answer_type="date"),
+        Hop(id=3, question="Which river is the Orrin Dam on?", answer_type="place"),
+        Hop(id=4, question="What is it called?", answer_type="other"),
+        Hop(id=5, question="Which is older?", depends_on=[1, 3], compute="earliest"),
+        Hop(id=6, question="Who built it?", answer_type="person"),
+    ]
+    results = {
+        1: HopResult(hop=1, query="", status="resolved", answer="Hessa Varn"),
+        2: HopResult(hop=2, query="", status="resolved", answer="1871"),
+        3: HopResult(hop=3, query="", status="resolved", answer="Tessel River"),
+        4: HopResult(hop=4, query="", status="resolved", answer="Orrin"),
+        5: HopResult(hop=5, query="", status="resolved", answer="Tessel River"),
+        6: HopResult(hop=6, query="", status="unresolved"),
+    }
+    # the last hop first; dates, computed picks and unresolved hops offer nothing
+    assert hop_names(plan, results) == [
+        ("Orrin", ""),
+        ("Tessel River", "FAC"),
+        ("Hessa Varn", "PERSON"),
+    ]
+    assert hop_names(plan, {}) == []
 
 
 def test_the_previous_turn_is_the_last_human_message_and_its_answer_line():
