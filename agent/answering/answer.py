@@ -317,7 +317,8 @@ def answer_from_passages(
     out = Answer(NOT_FOUND, False, mode=mode)
     cands: list[Candidate] = []
     if mode != "free":
-        asked = question.words
+        # "Tell me about X" asks nothing but X: "tell" is written in no sentence about it
+        asked = frozenset(stems(question.about)) if question.about else question.words
         if max((len(asked & stems(s.text)) for _, s in _sentences(passages)), default=0) < min(
             2, len(asked)
         ):

@@ -37,6 +37,7 @@ from resin.agent.language.spans import (
     describes_name,
     sentence_spans,
 )
+from resin.agent.reading.yes_no import page_subject
 from resin.indexes.documents import Passage
 from resin.indexes.lexical import stems
 from resin.indexes.nlp_extraction import load_pipeline
@@ -98,6 +99,8 @@ class _Frame:
     bridges: set[str]  # hopped, and what the question's description resolves to
     answered: list[str]  # the other side of units about an entity the question names
     referents: dict[str, set[str]]  # sentence id → stems of the subject a unit resolved for it
+    # stems of the subject whose own argument the question asks, when a passage is its page
+    subject: frozenset[str]
 
     @classmethod
     def of(cls, question: Question, evidence: AnswerEvidence) -> _Frame:
@@ -117,6 +120,9 @@ class _Frame:
             bridges=_bridges(question, evidence.passages) | hopped,
             answered=[answer for answer, _ in facts],
             referents=referents,
+            subject=frozenset(stems(page_subject(question.stem, evidence.passages)))
+            if question.main_argument
+            else frozenset(),
         )
 
 
@@ -190,9 +196,12 @@ def _collect(
                 beside = around(sentence.text, text)
                 own = stems(text)
                 near = bool(question.head) and (question.head in own or question.head in beside)
-                linked = normalize(passage.title) in frame.hopped or any(
-                    f" {b} " in norm for b in frame.bridges if b != key and b not in key
-                )
+                if frame.subject:  # "When was X born?", X's page retrieved: X's sentences
+                    linked = frame.subject <= words or stems(passage.title) == frame.subject
+                else:
+                    linked = normalize(passage.title) in frame.hopped or any(
+                        f" {b} " in norm for b in frame.bridges if b != key and b not in key
+                    )
                 close = min(len((main - own) & beside), 2) + (question.verb in beside)
                 item.best = max(
                     item.best,

@@ -88,7 +88,8 @@ def asks_main_argument(doc: Doc) -> bool:
     if node is None:
         return False
     while node.head.i != node.i:
-        if node.dep_ in _CLAUSES:
+        # the small parser tags "In what *year* …" a prepositional complement: a noun is no clause
+        if node.dep_ in _CLAUSES and node.pos_ not in ("NOUN", "PROPN"):
             return False
         node = node.head
     return True
@@ -181,9 +182,12 @@ class Question(BaseModel):
     options: list[str] = Field(default_factory=list, description="lettered options, in order")
     stem: str = ""
     tokens: list[ParsedToken] = Field(default_factory=list)
+    unresolved: list[str] = Field(default_factory=list, description="pronouns with no referent")
 
     @classmethod
-    def read(cls, text: str, skipped: Sequence[str] = ()) -> Question:
+    def read(
+        cls, text: str, skipped: Sequence[str] = (), unresolved: Sequence[str] = ()
+    ) -> Question:
         """Parse the question (its stem, when it lists lettered options)."""
         stem, options = listed_options(text)
         doc = load_pipeline()(stem if len(text) <= MAX_QUESTION_CHARS else "")

@@ -529,3 +529,23 @@ def test_a_pick_is_told_only_while_it_can_be_one_of_the_choices():
         model = ScriptedChatModel(responses=[json.dumps({"answer": reply})])
         answer_from_passages(model, "choices", question, evidence=evidence, on_text=told.append)
         assert (told[-1] if told else None) == told_last, told
+
+
+@pytest.mark.parametrize(
+    "question", ["When was Tomas Brell born?", "In what year was Tomas Brell born?"]
+)
+def test_a_question_about_a_named_subject_is_answered_from_its_sentences_not_a_bridge(question):
+    # a structural plan's bridge (Orla Venn, named on a page hop 1 read) links her sentences to
+    # the question; the question asks about Tomas Brell, whose own page writes his birth
+    docs = {
+        "Tomas Brell": DOCS["Tomas Brell"],
+        "Varrow": "Varrow is a mill town where Tomas Brell trained. The painter Orla Venn lived "
+        "in Varrow.",
+        "Orla Venn": "Orla Venn was born in Varrow in 1902. She painted the Merrow estuary.",
+    }
+    shown = [
+        make_passages(Document(id=t.lower().replace(" ", "-"), title=t, text=text))[0]
+        for t, text in docs.items()
+    ]
+    best = candidates(Question.read(question), AnswerEvidence(shown, bridges=["Orla Venn"]))[0]
+    assert best.text == "1851"

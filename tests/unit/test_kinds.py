@@ -117,6 +117,13 @@ def test_tell_me_about_gives_the_defining_sentence_and_the_main_facts(sample):
     assert {s["title"] for s in out["sources"]} == {"Hessa Varn"}
 
 
+def test_tell_me_about_a_one_word_subject_is_answered(sample):
+    # "tell" is written in no sentence: the subject's own words are what a sentence must share
+    out = ask(sample, "Tell me about the silverfin.")
+    assert out["answer"] == "The silverfin is a fish species found only in the Tessel River."
+    assert all("silverfin" in s.lower() for s in sentences(out))
+
+
 @pytest.mark.parametrize(
     "question",
     [
