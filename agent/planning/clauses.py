@@ -133,7 +133,8 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
         named = [j for j, w in enumerate(clause) if is_name_word(w)]
         proper = _proper(doc[clause_start : clause_end + 1])
         names = [j for j in named if clause[j].strip("\"“,.'") in proper]
-        if not named or not definite and not names:
+        thing = None if named or not definite else _object(doc[clause_start : clause_end + 1])
+        if not named and thing is None or not definite and not names:
             continue  # an indefinite one is read when it names a name ("in a film with #1": whole)
         # the first name that holds a proper noun ("the 1925 Birthday Honours", not "American")
         named = [j for j in named if set(range(j, entity_end(clause, j))) & set(names)] or named
@@ -145,9 +146,18 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
             kind = "person"
         wh = "Who" if kind == "person" else "What"
         refs = [w for w in clause if PLACEHOLDER.fullmatch(w.rstrip("'s"))]
-        first = named[0]
-        subject = refs[0] if refs else " ".join(clause[first : entity_end(clause, first)])
-        relation = " ".join(w for w in clause if w.lower() not in RELATIVES and not is_name_word(w))
+        if thing is not None:  # "the biologist who first described pale gill fever"
+            subject = thing.text
+            owned = set(thing.text.split())
+        else:
+            first = named[0]
+            subject = refs[0] if refs else " ".join(clause[first : entity_end(clause, first)])
+            owned = set()
+        relation = " ".join(
+            w
+            for w in clause
+            if w.lower() not in RELATIVES and not is_name_word(w) and w not in owned
+        )
         before = doc[:start].text.split()
         after = doc[clause_end + 1 + (aside and doc[clause_end + 1 : clause_end + 2].text == ",") :]
         after = after.text.split()
@@ -157,6 +167,29 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
         ref = plan.add(f"{wh} is the {head} {' '.join(clause)}?", subject, relation, kind)
         return [*before, ref, *after]
     return None
+
+
+def _object(clause: Span) -> Span | None:
+    """The thing a clause that names no name is about: its verb's object, a common noun phrase.
+
+    "who first described *pale gill fever*": a name of the user's documents the parser does not
+    capitalize. A bare word ("who won *awards*"), a quantity ("in *many landmarks*") or a
+    pronoun's ("that began *their tour*") names nothing to look up.
+    """
+    for chunk in clause.noun_chunks:
+        words = [t for t in chunk if t.pos_ != "DET"]
+        if (
+            chunk.root.dep_ in ("dobj", "pobj")
+            and chunk.root.pos_ == "NOUN"
+            and len(words) > 1
+            and words[0].lower_ not in _QUANTIFIERS
+            and not any(t.pos_ == "PRON" for t in chunk)
+        ):
+            return chunk[len(chunk) - len(words) :]
+    return None
+
+
+_QUANTIFIERS = frozenset("many several few some most all various numerous other".split())
 
 
 def _title(doc: Doc, noun: Token) -> bool:

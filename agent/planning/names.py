@@ -37,10 +37,16 @@ def asks_nothing(question: str) -> bool:
     """Is the hop only question words and placeholders ("When did #1?", "What #2?")?
 
     Then the parse took the question's own predicate into a description ("the place where the
-    head … become its own country"), and the plan does not ask what was asked.
+    head … become its own country"), and the plan does not ask what was asked. So it did when
+    "did" ends the hop with no verb ("At which field station did #1?").
     """
+    if _VERBLESS_DID.search(question):
+        return True
     words = re.findall(r"[A-Za-z]+", PLACEHOLDER.sub(" ", question))
     return not [w for w in words if w.lower() not in _WH and not re.fullmatch(AUX, w, re.I)]
+
+
+_VERBLESS_DID = re.compile(r"\b(?:did|does|do) #\d+\W*$", re.I)
 
 
 def is_name_word(token: str) -> bool:

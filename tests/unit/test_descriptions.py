@@ -41,6 +41,35 @@ def test_an_indefinite_relative_clause_naming_a_name_is_a_hop():
     assert hops[0].subject == "Otto Breit"
 
 
+def test_a_definite_clause_about_a_lower_case_thing_is_a_hop_about_that_thing():
+    # documents name diseases and species in lower case: the clause's object is its subject
+    hops = decompose("Where did the biologist who first described pale gill fever die?")
+    assert [h.question for h in hops] == [
+        "Who is the biologist who first described pale gill fever?",
+        "Where did #1 die?",
+    ]
+    assert (hops[0].subject, hops[0].relation, hops[0].answer_type) == (
+        "pale gill fever",
+        "first described",
+        "person",
+    )
+    # a bare word, a quantity or a pronoun's thing names nothing to look up
+    assert decompose("What did the man who won awards study?") == []
+    assert decompose("Where is the statue whose replica stands in many landmarks?") == []
+    assert decompose("Who owns the stadium that hosted their final?") == []
+
+
+def test_a_hop_whose_verb_the_parse_took_into_its_description_is_no_plan():
+    # the parser reads "fever work" as one noun phrase: "At which field station did #1?" asks
+    # nothing, so the question is not planned from that reading
+    assert (
+        decompose(
+            "At which field station did the biologist who first described pale gill fever work?"
+        )
+        == []
+    )
+
+
 def test_an_indefinite_description_after_be_says_what_the_subject_is():
     assert decompose("Tom Arkell is a painter who studied with Lena Moss.") == []
 
