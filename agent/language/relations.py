@@ -269,7 +269,22 @@ def relation_words(phrase: str) -> frozenset[str]:
     head = relation_head(phrase)
     extra = _LEXICON[head][1].split() if head else []
     own = [w for w in re.findall(r"[a-z]+", phrase.lower()) if w not in {"of", "the", "a", "an"}]
-    return frozenset(w[:5] for w in [*own, *extra])
+    return frozenset(f[:5] for f in [*extra, *(f for w in own for f in inflections(w))])
+
+
+def inflections(word: str) -> list[str]:
+    """A short word and its regular inflections: the hop asks "die", the sentence writes "died".
+
+    A stem cut to five letters meets the inflections of a longer word by itself; a shorter one
+    ("die", "live", "work", "star") meets them only written out.
+    """
+    if len(word) >= 5:
+        return [word]
+    bare = word[:-1] if word.endswith("e") else word
+    forms = [word, f"{word}s", f"{bare}ed", f"{bare}ing"]
+    if re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwy]", word):  # "star" → "starred", "starring"
+        forms += [f"{word}{word[-1]}ed", f"{word}{word[-1]}ing"]
+    return forms
 
 
 def role_words(phrase: str) -> frozenset[str]:

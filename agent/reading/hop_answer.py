@@ -29,6 +29,7 @@ from pathlib import Path
 
 from resin.agent.language.relations import (
     AnswerType,
+    inflections,
     kin_frame,
     relation_head,
     relation_words,
@@ -174,6 +175,8 @@ def read_hop(
     rel_words = relation_words(relation)
     role = role_words(relation) if answer_type == "person" else frozenset()
     asked = stems(question)
+    # each asked word with its inflections: "Where did X die?" is answered by "He died in …"
+    asked_forms = [{f[:5] for f in inflections(w)} for w in asked]
     asked_norm = f" {normalize(question)} "
     head = hop_head(question)
     subject_key = entity_key(subject)
@@ -194,7 +197,7 @@ def read_hop(
             norm = f" {normalize(sentence.text)} "
             words = stems(sentence.text)
             names_subject = is_own or bool(subject_key) and f" {subject_key} " in norm
-            overlap = len(asked & words) / max(1, len(asked))
+            overlap = sum(bool(forms & words) for forms in asked_forms) / max(1, len(asked))
             cosine = similarity.get(sentence.id, nearest)
             seen_types: set[str] = set()
             spans = spans_of(sentence.text)

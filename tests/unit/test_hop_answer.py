@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from resin.agent.context import Context
-from resin.agent.language.relations import kin_frame
+from resin.agent.language.relations import kin_frame, relation_words
 from resin.agent.reading.hop_answer import FEATURES, HopAnswer, accepted, ranking, read_hop
 from resin.agent.reading.signals import hop_head, linked_to, spans_of
 from resin.agent.reading.typed_hop import read, resolve_typed
@@ -454,3 +454,10 @@ def test_a_place_the_parser_takes_for_a_person_answers_a_birthplace_hop():
     )
     assert found and found[0].text == "Kraków"
     assert found[0].features["loose"] == 1.0
+
+
+def test_a_short_relation_word_meets_its_regular_inflections():
+    assert {"died", "dies"} <= relation_words("die")
+    assert {"lived", "livin"} <= relation_words("live")
+    assert {"starr"} <= relation_words("star")  # "starred", "starring"
+    assert relation_words("directed") == {"direc"}  # five letters meet the inflections already
