@@ -12,7 +12,7 @@ from spacy.tokens import Doc, Span, Token
 
 from resin.agent.language.relations import AnswerType, relation_type
 from resin.agent.planning.declaratives import front, opens_question
-from resin.agent.planning.names import PLACEHOLDER, Plan, entity_end, is_name_word
+from resin.agent.planning.names import PLACEHOLDER, Plan, asks_nothing, entity_end, is_name_word
 from resin.indexes.nlp_extraction import load_pipeline
 
 # A kind of work before its title ("the film X").
@@ -289,16 +289,17 @@ def contact(words: list[str], plan: Plan) -> list[str] | None:
         if not any(c.dep_ in ("nsubj", "nsubjpass") and c.i >= at for c in verb.children):
             continue
         end = _clause_end(doc, max(t.i for t in verb.subtree))
-        if start <= 2 and end >= len(doc) - 2:
+        rest = [*doc[:start].text.split(), f"#{len(plan.hops) + 1}", *doc[end + 1 :].text.split()]
+        if asks_nothing(" ".join(rest)):
             continue  # "When was the last time #1 beat #2?": the clause is the question
         kind = relation_type(noun.lower_)
-        ref = plan.add(
+        plan.add(
             f"{'Who' if kind == 'person' else 'What'} is {doc[start : end + 1].text}?",
             doc[at : first.i].text,
             doc[first.i : end + 1].text,
             kind,
         )
-        return [*doc[:start].text.split(), ref, *doc[end + 1 :].text.split()]
+        return rest
     return None
 
 

@@ -145,6 +145,12 @@ def test_which_that_asks_and_a_clause_that_is_the_question_make_no_hop():
         "From where do buses leave #1?",
     ]
     assert decompose("When was the last time Orlen City beat Dabney Town?") == []
+    # a clause that runs to the question's last verb is still a description when a verb is left
+    bridge = decompose("Where is the bridge Hessa Varn designed located?")
+    assert [h.question for h in bridge] == [
+        "What is the bridge Hessa Varn designed?",
+        "Where is #1 located?",
+    ]
 
 
 def test_a_question_without_descriptions_is_not_decomposed():
