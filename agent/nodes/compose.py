@@ -17,13 +17,16 @@ from resin.agent.answering.candidates import AnswerEvidence
 from resin.agent.answering.hop_compute import answer_from_hops
 from resin.agent.context import Context
 from resin.agent.language.questions import Question, names_written
+from resin.agent.language.relations import relation_words
 from resin.agent.llm import make_chat_model
 from resin.agent.nodes.common import usage_row
+from resin.agent.planning import single_hop
 from resin.agent.resources import context_of, get_index
 from resin.agent.state import Evidence, State
 from resin.indexes.documents import Passage
 from resin.indexes.index import Index
-from resin.indexes.units import normalize
+from resin.indexes.lexical import stems
+from resin.indexes.units import entity_key, normalize
 from resin.tools.retrieval import Chain, PassageHit, search_passages, units_by_id
 
 # Without the compose model's tokenizer at hand, ~4 characters per token is the usual estimate.
@@ -107,6 +110,26 @@ def unwritten(question: Question, held: list[Passage], index: Index) -> list[str
     ]
 
 
+def unsupported(question: Question, held: list[Passage]) -> str:
+    """Why a question asking one thing of one name has no answer in the passages, or ''.
+
+    "Who founded the Greywell Mine?" is answered by a sentence that names the Greywell Mine (or
+    is on its own page) and writes the relation ("founded") together; one that writes only the
+    relation ("since the founding of the Brannock Mill") answers another question.
+    """
+    hop = single_hop(question.text)
+    if hop is None:
+        return ""
+    key, words = entity_key(hop.subject), relation_words(hop.relation)
+    for passage in held:
+        own = entity_key(passage.title) == key
+        for sentence in passage.sentences:
+            names = own or f" {key} " in f" {normalize(sentence.text)} "
+            if names and words & stems(sentence.text):
+                return ""
+    return f"no sentence writes {hop.subject!r} and {hop.relation!r} together"
+
+
 def call_figures(reply: BaseMessage | None) -> dict[str, Any]:
     """The answering call's seconds in llama.cpp and prompt tokens read from its prompt cache.
 
@@ -158,6 +181,8 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     if unnamed:  # the documents are about other things: nothing to answer from
         note = f"no document names {' or '.join(repr(n) for n in unnamed)}"
         answer = Answer(NOT_FOUND, False, mode=mode, notes=[note])
+    elif source == "structural" and (gap := unsupported(state["read"], held)):
+        answer = Answer(NOT_FOUND, False, mode=mode, notes=[gap])
     elif source == "parsed" or source == "model" and mode == "ranked":
         # every hop asked its own question: the last hop's answer, its sentences cited in order
         answer = answer_from_hops(state.get("plan") or [], results, held)

@@ -53,7 +53,14 @@ from resin.agent.planning.names import (
 )
 from resin.agent.state import MAX_PARSED_HOPS, Hop
 
-__all__ = ["compared_options", "decompose", "describe_hop", "entity_end", "wh_words"]
+__all__ = [
+    "compared_options",
+    "decompose",
+    "describe_hop",
+    "entity_end",
+    "single_hop",
+    "wh_words",
+]
 
 
 # A setting written before the question words ("In 1900, what was …"): it belongs to the last hop.
@@ -155,3 +162,25 @@ def describe_hop(question: str) -> tuple[str, str, AnswerType]:
             subject = " ".join(words[starts[0] : entity_end(words, starts[0])])
     relation = main_relation(" ".join(w for w in words if w not in subject.split()))
     return subject, relation, question_type(wh_words(text), relation)
+
+
+# A question that asks one thing opens with one of these: a person, thing, place, time or count.
+_ASKS_ONE = re.compile(r"^(?:who|whom|what|which|where|when|how (?:many|much))\b", re.I)
+# Words of "how many"/"how much" the relation keeps but that name no relation.
+_COUNTING = frozenset({"many", "much"})
+
+
+def single_hop(question: str) -> Hop | None:
+    """A question asking one thing of one name, as that one hop; None for any other.
+
+    "Where did Oren Thale die?" names its subject and says its relation in a word or two. Why,
+    how, yes/no and "tell me about" questions, nameless ones and longer relations are not one.
+    """
+    text = " ".join(question.strip().rstrip("?.! ").split())
+    if not _ASKS_ONE.match(text):
+        return None
+    subject, relation, answer_type = describe_hop(text)
+    words = [w for w in relation.split() if w not in _COUNTING]
+    if not subject or PLACEHOLDER.search(subject) or not 1 <= len(words) <= 2:
+        return None
+    return Hop(id=1, question=f"{text}?", subject=subject, relation=relation, answer_type=answer_type)

@@ -8,7 +8,7 @@ from resin.agent.context import Context
 from resin.agent.graph import builder
 from resin.agent.language.questions import Question
 from resin.agent.llm import register_chat_model
-from resin.agent.nodes.compose import buffer_order, unwritten
+from resin.agent.nodes.compose import buffer_order, unsupported, unwritten
 from resin.agent.nodes.dispatch import route_hops
 from resin.agent.nodes.plan import PlanError, validate_plan
 from resin.agent.state import Evidence, Hop, HopResult, Plan
@@ -247,6 +247,29 @@ def test_a_question_about_a_name_no_passage_writes_is_not_found(sample_index):
     state, _ = run(sample_index, scripted(), question="Who designed the Brightwater Dam?")
     assert state["answer"] == "I could not find this in the documents." and not state["sources"]
     assert "no document names 'Brightwater Dam'" in state["notes"]
+
+
+def test_a_relation_no_sentence_writes_with_its_subject_is_not_found(sample_index):
+    state, _ = run(sample_index, scripted(), question="Who founded the Greywell Mine?")
+    assert state["answer"] == "I could not find this in the documents." and not state["sources"]
+    assert "no sentence writes 'Greywell Mine' and 'founded' together" in state["notes"]
+
+
+def test_one_sentence_must_write_the_subject_and_the_relation_together():
+    index = FakeIndex()
+    mine = index.add("Tarn Mine", "The Tarn Mine opened in 1881.")
+    mill = index.add("Tarn Mill", "Since the founding of the Tarn Mill, the river has turned it.")
+    founders = index.add("Tarn Mine history", "The Tarn Mine was founded by Ada Rook.")
+    own_page = index.add("Ada Rook", "Ada Rook was a miner. She died in Quarry Bay.")
+    asked = Question.read("Who founded the Tarn Mine?")
+    assert unsupported(asked, [*mine, *mill]) == (
+        "no sentence writes 'Tarn Mine' and 'founded' together"
+    )
+    assert unsupported(asked, [*mine, *mill, *founders]) == ""
+    # a sentence on the subject's own page names it, pronoun or not
+    assert unsupported(Question.read("Where did Ada Rook die?"), own_page) == ""
+    # only a question asking one thing of one name is checked
+    assert unsupported(Question.read("Why did the Tarn Mine close?"), mine) == ""
 
 
 def test_a_name_the_hops_missed_is_looked_up_in_the_whole_index():

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from resin.agent.planning import decompose, describe_hop
+from resin.agent.planning import decompose, describe_hop, single_hop
 from resin.agent.planning.bridges import main_verb
 from resin.agent.planning.declaratives import front
 from resin.agent.planning.names import Plan, asks_nothing
@@ -398,3 +398,19 @@ def test_a_name_that_modifies_a_noun_is_not_what_a_hop_asks_about(question, torn
     hops = decompose(question)
     assert all(hop.subject != torn for hop in hops), [hop.question for hop in hops]
     assert not any(re.search(r"#\d \w+ (?:magnate|nomination|rowing)", h.question) for h in hops)
+
+
+def test_a_question_asking_one_thing_of_one_name_is_a_single_hop():
+    hop = single_hop("Where did Marlo Venn die?")
+    assert hop is not None
+    assert (hop.subject, hop.relation, hop.answer_type) == ("Marlo Venn", "die", "place")
+    counted = single_hop("How many people live in Tarrow?")
+    assert counted is not None and counted.answer_type == "number"
+    for question in (
+        "Did Marlo Venn die in Tarrow?",
+        "Why does the Tarrow Mill close in winter?",
+        "Tell me about Marlo Venn.",
+        "What is the silverfin?",
+        "What is the school in Tarrow named after?",
+    ):
+        assert single_hop(question) is None, question
