@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -110,6 +111,9 @@ def unwritten(question: Question, held: list[Passage], index: Index) -> list[str
     ]
 
 
+_ENDS_IN_Y = re.compile(r"[^aeiou]y$")
+
+
 def unsupported(question: Question, held: list[Passage]) -> str:
     """Why a question asking one thing of one name has no answer in the passages, or ''.
 
@@ -121,6 +125,10 @@ def unsupported(question: Question, held: list[Passage]) -> str:
     if hop is None:
         return ""
     key, words = entity_key(hop.subject), relation_words(hop.relation)
+    if not key:
+        return ""
+    # a final y turns i before a suffix: "study" is written "studied", "bury" "buried"
+    words |= {f"{w[:-1]}{end}"[:5] for w in words if _ENDS_IN_Y.search(w) for end in ("ied", "ies")}
     for passage in held:
         own = entity_key(passage.title) == key
         for sentence in passage.sentences:

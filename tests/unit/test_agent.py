@@ -268,6 +268,9 @@ def test_one_sentence_must_write_the_subject_and_the_relation_together():
     assert unsupported(asked, [*mine, *mill, *founders]) == ""
     # a sentence on the subject's own page names it, pronoun or not
     assert unsupported(Question.read("Where did Ada Rook die?"), own_page) == ""
+    # an inflected relation: "study" is written "studied"
+    studied = index.add("Ada Rook notes", "Ada Rook studied the Tarn River.")
+    assert unsupported(Question.read("What did Ada Rook study?"), studied) == ""
     # only a question asking one thing of one name is checked
     assert unsupported(Question.read("Why did the Tarn Mine close?"), mine) == ""
 
