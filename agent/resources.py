@@ -44,7 +44,7 @@ def get_index(ctx: Context, embedder: Embedder | None = None) -> Index:
             log.info("resin: index %s", index.config.path)
             # The graph's edge dicts and lists (hundreds of thousands at 100k passages) live as
             # long as the process; left to the collector, every full collection scans them all
-            # and stalls a question for 0.4-0.9 s. Frozen, they are skipped (refcounting still
+            # and stalls the question it interrupts. Frozen, they are skipped (refcounting still
             # frees them when the index is closed); collecting first freezes no garbage.
             gc.collect()
             gc.freeze()

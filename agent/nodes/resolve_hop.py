@@ -325,8 +325,7 @@ def _structural(hop: Hop, task: HopTask, ctx: Context, started: float) -> dict[s
     )
     if _bridged(hop, task, ctx):
         # Units and chains point at sentences of the hop's own passages here; a passage of their
-        # own would rank ahead of the bridge passages the plan exists to add (HotpotQA-300 agent
-        # recall@5 with parser units: 77.3 with them, 86.0 without).
+        # own would rank ahead of the bridge passages the plan exists to add.
         held = {p.passage_id for p in passages}
         evidence = [e for e in evidence if e.passage_id in held]
         # bridges follow the names the search's own passages write, as without the pair

@@ -183,4 +183,6 @@ def single_hop(question: str) -> Hop | None:
     words = [w for w in relation.split() if w not in _COUNTING]
     if not subject or PLACEHOLDER.search(subject) or not 1 <= len(words) <= 2:
         return None
-    return Hop(id=1, question=f"{text}?", subject=subject, relation=relation, answer_type=answer_type)
+    return Hop(
+        id=1, question=f"{text}?", subject=subject, relation=relation, answer_type=answer_type
+    )

@@ -27,7 +27,7 @@ _NAMING = frozenset("called named entitled titled dubbed nicknamed".split())
 WH_OPENERS = frozenset("in at on what which when where how".split())
 
 
-def _opening(doc: Doc, noun: Token) -> int | None:
+def opening(doc: Doc, noun: Token) -> int | None:
     """Where the description of `noun` opens: "the" just before it, else its own article.
 
     A long premodifier ("a 2004 American teen comedy film") puts the article further left
@@ -42,7 +42,7 @@ def _opening(doc: Doc, noun: Token) -> int | None:
     return det.i
 
 
-def _clause_end(doc: Doc, end: int) -> int:
+def end_of_clause(doc: Doc, end: int) -> int:
     """A clause's last token: no final punctuation, but the closing quote of a title it opened."""
     if doc[end].is_punct and doc[end].text != '"':
         end -= 1
@@ -101,7 +101,7 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
             noun = doc[rel.i - 2]  # "the league in which …", "the person to whom …"
         if noun.pos_ not in ("NOUN", "PROPN") or not noun.is_lower and not _title(doc, noun):
             continue
-        start = _opening(doc, noun)
+        start = opening(doc, noun)
         if start is None:
             continue
         clause_start = noun.i + 1 + aside
@@ -111,7 +111,7 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
             if tok.dep_ in ("relcl", "acl", "advcl", "ccomp")
             and min(t.i for t in tok.subtree) == clause_start
         ]
-        clause_end = _clause_end(doc, max(ends) if ends else len(doc) - 1)
+        clause_end = end_of_clause(doc, max(ends) if ends else len(doc) - 1)
         own = _main_participle(doc, start, clause_start, clause_end)
         if own:
             clause_end = own - 1  # "when was the N where X taught founded?": the question's verb
@@ -119,7 +119,7 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
             clause_end -= 1  # the comma that closes the aside is no part of its hop
         if aside and not any(t.pos_ in ("VERB", "AUX") for t in doc[rel.i : clause_end + 1]):
             continue  # the aside's verb lies past where the parse ends it
-        if any(t.dep_ == "relcl" and _names(t) for t in doc[clause_start : clause_end + 1]):
+        if any(t.dep_ == "relcl" and gives_name(t) for t in doc[clause_start : clause_end + 1]):
             continue  # "a mascot who is named X" is X
         verbs = [t for t in doc[rel.i + 1 : clause_end + 1] if t.tag_.startswith(("VB", "MD"))]
         if opener == "where" and all(t.dep_ == "acl" for t in verbs):
@@ -197,7 +197,7 @@ def _title(doc: Doc, noun: Token) -> bool:
     return noun.i > 0 and doc[noun.i - 1].lower_ == "the" and not noun.ent_type_
 
 
-def _names(verb: Token) -> bool:
+def gives_name(verb: Token) -> bool:
     """A verb that gives a name: "called X", not "named after X"."""
     return verb.lower_ in _NAMING and not any(c.dep_ == "prep" for c in verb.children)
 
@@ -241,7 +241,7 @@ def free_relative(words: list[str], plan: Plan) -> list[str] | None:
         )
         if verb is None:
             continue
-        end = _clause_end(doc, verb.right_edge.i)
+        end = end_of_clause(doc, verb.right_edge.i)
         clause = doc[rel.i + 1 : end + 1].text.split()
         named = [j for j, w in enumerate(clause) if is_name_word(w)]
         if not named:
@@ -288,7 +288,7 @@ def contact(words: list[str], plan: Plan) -> list[str] | None:
         verb = first.head if first.dep_ in ("aux", "auxpass") else first  # "was given"
         if not any(c.dep_ in ("nsubj", "nsubjpass") and c.i >= at for c in verb.children):
             continue
-        end = _clause_end(doc, max(t.i for t in verb.subtree))
+        end = end_of_clause(doc, max(t.i for t in verb.subtree))
         rest = [*doc[:start].text.split(), f"#{len(plan.hops) + 1}", *doc[end + 1 :].text.split()]
         if asks_nothing(" ".join(rest)):
             continue  # "When was the last time #1 beat #2?": the clause is the question
@@ -329,94 +329,3 @@ def in_placeholder(words: list[str], plan: Plan) -> list[str] | None:
         ref = plan.add(f"{wh} is the {noun} {words[i - 1]} {word}?", word, noun, kind)
         return words[:start] + [ref] + words[i + 1 :]
     return None
-
-
-# What is left when a description is the question's whole subject: "What is", "Which was".
-_ASKS_WHAT = re.compile(r"^(?:what|which|who) (?:is|was|are|were)$", re.I)
-
-
-def participle(words: list[str], plan: Plan) -> list[str] | None:
-    """Replace "the N VERBED … NAME", a clause with no relative word nor verb of its own, by its hop.
-
-    "the film directed by X" → "What is the film directed by X?"; "the film starring X". It
-    runs over the verb's phrase and the noun's own prepositional phrases ("the song performed by
-    X in 1990"). A description that is the whole question is what it asks, not a hop before it;
-    an indefinite one ("a film directed by X") is read like "the film …" when it names a name.
-    """
-    doc = load_pipeline()(" ".join(words))
-    for verb in doc[2:]:
-        noun = verb.head
-        if verb.dep_ != "acl" or verb.tag_ not in ("VBN", "VBG") or not verb.is_lower:
-            continue  # "the documentary Making …" is a title
-        if any(t.tag_ != "RB" for t in doc[noun.i + 1 : verb.i]):
-            continue  # "the drink normally consumed with X": only adverbs between
-        if noun.pos_ != "NOUN" or not noun.is_lower:
-            continue
-        start = _opening(doc, noun)
-        if start is None:
-            continue
-        # the verb's phrase, and the noun's own prepositional phrases after it ("… in 1990")
-        ends = [verb.right_edge.i, *(c.right_edge.i for c in noun.rights if c.dep_ == "prep")]
-        end = _clause_end(doc, max(ends))
-        if end >= len(doc) - 2 and _ASKS_WHAT.match(doc[:start].text):
-            continue
-        if _not_a_description(doc, start, verb.i, end):
-            continue
-        if any(t.dep_ == "cc" and t.lower_ in ("and", "or") for t in doc[verb.i : end + 1]):
-            continue  # "directed by X and starring Y": several conditions, no one hop's question
-        clause = doc[verb.i : end + 1].text.split()
-        names = {
-            t.text for t in doc[verb.i : end + 1] if t.pos_ == "PROPN" and t.ent_type_ != "NORP"
-        }
-        named = [
-            j
-            for j, w in enumerate(clause)
-            if PLACEHOLDER.match(w) or is_name_word(w) and w.strip("\"“,.'") in names
-        ]
-        if not named:
-            continue  # "the club founded in 1905", "… by a German maker" name nothing to look up
-        if doc[start].lower_ != "the" and all(PLACEHOLDER.match(clause[j]) for j in named):
-            continue  # "in a sitcom produced by #1": the last hop reads an indefinite one whole
-        if _names(verb):
-            continue  # "a song called X" is X: nothing to look up
-        refs = [w for w in clause if PLACEHOLDER.fullmatch(w.rstrip("'s"))]
-        subject = refs[0] if refs else " ".join(clause[named[0] : entity_end(clause, named[0])])
-        kind = relation_type(noun.lower_)
-        wh = "Who" if kind == "person" else "What"
-        relation = " ".join(w for w in clause if not is_name_word(w))
-        ref = f"#{len(plan.hops) + 1}"
-        rest = [*doc[:start].text.split(), ref, *doc[end + 1 :].text.split()]
-        if not opens_question(" ".join(rest)) and front(" ".join(rest)) is None:
-            continue  # a statement left that no question can be made of
-        plan.add(f"{wh} is the {doc[start + 1 : end + 1].text}?", subject, relation, kind)
-        return rest
-    return None
-
-
-_WH_WORDS = frozenset("what which who whom whose where when how".split())
-
-
-def _not_a_description(doc: Doc, start: int, verb: int, end: int) -> bool:
-    """Is "the N VERBED …" no closed description (the question's own verb, a clause, an aside)?
-
-    "When was the actor born …": after "was" the participle is the question's own predicate
-    unless another verb follows ("When was the film directed by X released"). A question word
-    or a finite verb inside means the parse ran the clause on; commas around it set it aside, and
-    a relative clause after it carries the description on.
-    """
-    inside = doc[verb : end + 1]
-    if any(t.lower_ in _WH_WORDS or t.tag_ in ("VBD", "VBZ", "VBP", "MD") for t in inside):
-        return True
-    after = doc[end + 1].lower_ if end + 1 < len(doc) else ""
-    cut = doc[end + 1 : end + 2]
-    attached = cut and (start <= cut[0].head.i <= end or cut[0].dep_ in ("dep", "appos", "amod"))
-    if cut.text.islower() and cut[0].pos_ in ("NOUN", "ADJ") and attached:
-        return True  # "about the executive whistleblower": the parse cut a noun phrase
-    if end + 1 < len(doc) and is_name_word(doc[end].text) and is_name_word(doc[end + 1].text):
-        return True  # "starring Pelle | Varn": the parse cut a name
-    if start > 0 and doc[start - 1].text == "," or after in (",", *RELATIVES):
-        return True  # an aside, or a description that a relative clause carries on
-    if inside.text.count('"') % 2:
-        return True  # a quoted title the clause would split
-    own_verb = any(t.pos_ == "VERB" for t in doc[end + 1 :])
-    return start > 0 and doc[start - 1].lemma_ == "be" and not own_verb

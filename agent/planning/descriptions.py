@@ -18,7 +18,6 @@ from resin.agent.planning.clauses import (
     contact,
     free_relative,
     in_placeholder,
-    participle,
     relative,
 )
 from resin.agent.planning.names import (
@@ -32,6 +31,7 @@ from resin.agent.planning.names import (
     main_relation,
     wh_words,
 )
+from resin.agent.planning.participles import participle
 from resin.agent.planning.selections import ranked
 from resin.agent.state import MAX_PARSED_HOPS
 from resin.indexes.nlp_extraction import load_pipeline
