@@ -319,9 +319,8 @@ def answer_from_passages(
     if mode != "free":
         # "Tell me about X" asks nothing but X: "tell" is written in no sentence about it
         asked = frozenset(stems(question.about)) if question.about else question.words
-        if max((len(asked & stems(s.text)) for _, s in _sentences(passages)), default=0) < min(
-            2, len(asked)
-        ):
+        shared = max((len(asked & stems(s.text)) for _, s in _sentences(passages)), default=0)
+        if not evidence.supporting and shared < min(2, len(asked)):
             out.notes.append("no passage sentence shares the question's words")
             return out
         cands = listed(question, passages) if question.options else candidates(question, evidence)

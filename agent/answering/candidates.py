@@ -68,7 +68,9 @@ class AnswerEvidence:
     the chains from the question's cause to the thing it asks about, `causes` the immediate
     causes on the chains that end at the effect a "why" question asks about, `story` the
     sentence ids of the best such chain's links (cause first), `chains` those chains as text for
-    a model, and `units` the evidence's typed units.
+    a model, and `units` the evidence's typed units. `supporting`: every passage sentence is
+    known to write the question's subject and relation together (a sentence on the subject's
+    own page may write it as "he"), so none need share more of the question's words.
     """
 
     passages: Sequence[Passage]
@@ -79,6 +81,7 @@ class AnswerEvidence:
     story: Sequence[str] = ()
     chains: str = ""
     units: Sequence[ReasoningUnit] = ()
+    supporting: bool = False
 
 
 @dataclass

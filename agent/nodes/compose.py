@@ -6,6 +6,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.messages import BaseMessage
@@ -114,28 +115,33 @@ def unwritten(question: Question, held: list[Passage], index: Index) -> list[str
 _ENDS_IN_Y = re.compile(r"[^aeiou]y$")
 
 
-def unsupported(question: Question, held: list[Passage]) -> str:
-    """Why a question asking one thing of one name has no answer in the passages, or ''.
+def supported(question: Question, held: list[Passage]) -> tuple[str, list[Passage]] | None:
+    """For a question asking one thing of one name: why it has no answer, and the passages to answer from.
 
     "Who founded the Greywell Mine?" is answered by a sentence that names the Greywell Mine (or
     is on its own page) and writes the relation ("founded") together; one that writes only the
-    relation ("since the founding of the Brannock Mill") answers another question.
+    relation ("since the founding of the Brannock Mill") answers another question. The passages
+    come back cut to such sentences; with none, the reason says so. None for any other question.
     """
     hop = single_hop(question.text)
-    if hop is None:
-        return ""
-    key, words = entity_key(hop.subject), relation_words(hop.relation)
-    if not key:
-        return ""
+    key = entity_key(hop.subject) if hop else ""
+    if hop is None or not key:
+        return None
+    words = relation_words(hop.relation)
     # a final y turns i before a suffix: "study" is written "studied", "bury" "buried"
     words |= {f"{w[:-1]}{end}"[:5] for w in words if _ENDS_IN_Y.search(w) for end in ("ied", "ies")}
+    cut = []
     for passage in held:
         own = entity_key(passage.title) == key
-        for sentence in passage.sentences:
-            names = own or f" {key} " in f" {normalize(sentence.text)} "
-            if names and words & stems(sentence.text):
-                return ""
-    return f"no sentence writes {hop.subject!r} and {hop.relation!r} together"
+        kept = tuple(
+            s
+            for s in passage.sentences
+            if (own or f" {key} " in f" {normalize(s.text)} ") and words & stems(s.text)
+        )
+        if kept:
+            cut.append(replace(passage, text=" ".join(s.text for s in kept), sentences=kept))
+    gap = "" if cut else f"no sentence writes {hop.subject!r} and {hop.relation!r} together"
+    return gap, cut
 
 
 def call_figures(reply: BaseMessage | None) -> dict[str, Any]:
@@ -186,11 +192,13 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     source = state.get("plan_source", "structural")
     answer = None
     unnamed = unwritten(state["read"], held, index)
+    # a question asking one thing of one name is answered from what writes the two together
+    one = supported(state["read"], held) if source == "structural" else None
     if unnamed:  # the documents are about other things: nothing to answer from
         note = f"no document names {' or '.join(repr(n) for n in unnamed)}"
         answer = Answer(NOT_FOUND, False, mode=mode, notes=[note])
-    elif source == "structural" and (gap := unsupported(state["read"], held)):
-        answer = Answer(NOT_FOUND, False, mode=mode, notes=[gap])
+    elif one and one[0]:
+        answer = Answer(NOT_FOUND, False, mode=mode, notes=[one[0]])
     elif source == "parsed" or source == "model" and mode == "ranked":
         # every hop asked its own question: the last hop's answer, its sentences cited in order
         answer = answer_from_hops(state.get("plan") or [], results, held)
@@ -205,7 +213,7 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             mode,
             state["read"],
             evidence=AnswerEvidence(
-                passages,
+                one[1] if one else passages,
                 names=names,
                 bridges=bridges,
                 effects=[] if causes else effects,
@@ -213,6 +221,7 @@ def compose(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                 story=story,
                 chains=chains,
                 units=units,
+                supporting=one is not None,
             ),
             on_text=stream.told,
         )

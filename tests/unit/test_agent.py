@@ -5,10 +5,10 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from resin.agent.context import Context
-from resin.agent.graph import builder
+from resin.agent.graph import builder, graph
 from resin.agent.language.questions import Question
 from resin.agent.llm import register_chat_model
-from resin.agent.nodes.compose import buffer_order, unsupported, unwritten
+from resin.agent.nodes.compose import buffer_order, supported, unwritten
 from resin.agent.nodes.dispatch import route_hops
 from resin.agent.nodes.plan import PlanError, validate_plan
 from resin.agent.state import Evidence, Hop, HopResult, Plan
@@ -259,20 +259,45 @@ def test_one_sentence_must_write_the_subject_and_the_relation_together():
     index = FakeIndex()
     mine = index.add("Tarn Mine", "The Tarn Mine opened in 1881.")
     mill = index.add("Tarn Mill", "Since the founding of the Tarn Mill, the river has turned it.")
-    founders = index.add("Tarn Mine history", "The Tarn Mine was founded by Ada Rook.")
+    founders = index.add(
+        "Tarn Mine history", "Ore was found in 1880. The Tarn Mine was founded by Ada Rook."
+    )
     own_page = index.add("Ada Rook", "Ada Rook was a miner. She died in Quarry Bay.")
     asked = Question.read("Who founded the Tarn Mine?")
-    assert unsupported(asked, [*mine, *mill]) == (
-        "no sentence writes 'Tarn Mine' and 'founded' together"
+    assert supported(asked, [*mine, *mill]) == (
+        "no sentence writes 'Tarn Mine' and 'founded' together",
+        [],
     )
-    assert unsupported(asked, [*mine, *mill, *founders]) == ""
+    # the passages come back cut to the sentences that write both, their text with them
+    gap, cut = supported(asked, [*mine, *mill, *founders])
+    assert gap == "" and [p.id for p in cut] == [founders[0].id]
+    assert [s.text for s in cut[0].sentences] == ["The Tarn Mine was founded by Ada Rook."]
+    assert cut[0].text == "The Tarn Mine was founded by Ada Rook."
     # a sentence on the subject's own page names it, pronoun or not
-    assert unsupported(Question.read("Where did Ada Rook die?"), own_page) == ""
+    gap, cut = supported(Question.read("Where did Ada Rook die?"), own_page)
+    assert gap == "" and [s.text for p in cut for s in p.sentences] == ["She died in Quarry Bay."]
     # an inflected relation: "study" is written "studied"
     studied = index.add("Ada Rook notes", "Ada Rook studied the Tarn River.")
-    assert unsupported(Question.read("What did Ada Rook study?"), studied) == ""
+    assert supported(Question.read("What did Ada Rook study?"), studied)[0] == ""
     # only a question asking one thing of one name is checked
-    assert unsupported(Question.read("Why did the Tarn Mine close?"), mine) == ""
+    assert supported(Question.read("Why did the Tarn Mine close?"), mine) is None
+
+
+def test_a_one_name_question_reads_only_the_sentences_that_write_its_name_and_relation(
+    sample_index,
+):
+    # offline, as shipped: the ranking picks the answer, no model call
+    ctx = Context(index_path=str(sample_index))
+    # the mill's page writes more about it ("the largest employer in Lindmoor") than it grinds
+    state = graph.invoke({"question": "What does the Brannock Mill grind?"}, context=ctx)
+    assert [s["sentence"] for s in state["sources"]] == [
+        "The Brannock Mill grinds rye and barley grown in the Tessel Valley."
+    ]
+    assert state["answer"] in ("rye", "rye and barley")
+    # a sentence that says "he" on the subject's own page answers, though it shares one word
+    state = graph.invoke({"question": "Where did Oren Thale die?"}, context=ctx)
+    assert state["answer"] == "Caldmere"
+    assert state["sources"][0]["sentence"] == "He died in Caldmere in 1994."
 
 
 def test_a_name_the_hops_missed_is_looked_up_in_the_whole_index():
