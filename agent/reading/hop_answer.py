@@ -71,7 +71,7 @@ FEATURES = (
     "relation_near",  # relation words within four words of it (up to 2)
     "relation_before",  # a relation word among the three words before it ("son of X", "born in X")
     "relation_sentence",  # a relation word anywhere in its sentence
-    "overlap",  # share of the hop question's words its sentence writes
+    "overlap",  # share of the hop question's words its sentence writes (its own page: the subject)
     "unit",  # a unit about the subject with the relation gives it as its other side
     "first_sentence",  # written in its passage's first sentence
     "first_of_type",  # the first span of its type in its sentence
@@ -180,6 +180,7 @@ def read_hop(
     asked_norm = f" {normalize(question)} "
     head = hop_head(question)
     subject_key = entity_key(subject)
+    subject_words = stems(subject)
     mentions_country = bool(ASKS_COUNTRY.search(question) or relation_head(relation) in NATIONALITY)
     asks_country = answer_type == "place" and mentions_country
     countries = country_names()
@@ -197,7 +198,9 @@ def read_hop(
             norm = f" {normalize(sentence.text)} "
             words = stems(sentence.text)
             names_subject = is_own or bool(subject_key) and f" {subject_key} " in norm
-            overlap = sum(bool(forms & words) for forms in asked_forms) / max(1, len(asked))
+            # its own page writes the subject even as "he" or "the town": "He died in Caldmere"
+            said = words | subject_words if is_own else words
+            overlap = sum(bool(forms & said) for forms in asked_forms) / max(1, len(asked))
             cosine = similarity.get(sentence.id, nearest)
             seen_types: set[str] = set()
             spans = spans_of(sentence.text)

@@ -116,6 +116,19 @@ def test_the_sentence_nearer_the_question_by_meaning_gives_the_answer():
     assert best({first: 0.7, second: 0.2}) == "Quillen"
 
 
+def test_a_sentence_on_the_subjects_own_page_writes_the_subject_even_as_a_pronoun():
+    own = _passage("Oren Thale", "Oren Thale was born in Lindmoor.", "He died in Caldmere.")
+    other = _passage("Caldmere", "Oren Thale visited Lindmoor.", "He died in Harlow.")
+    found = read_hop(
+        "Where did Oren Thale die?", "Oren Thale", "die", "place", [own, other], {own.id}
+    )
+    overlap = {a.text: a.features["overlap"] for a in found}
+    # "oren", "thale" and "die": the own page's "He died" writes all three
+    assert overlap["Caldmere"] == 1.0 and overlap["Lindmoor"] == pytest.approx(2 / 3)
+    # off the subject's page, "he" is someone else
+    assert overlap["Harlow"] == pytest.approx(1 / 3)
+
+
 def test_the_index_reads_each_sentences_cosine_with_a_question():
     index = FakeIndex()
     passage = index.add("Lena Dorr", "Lena Dorr trained as a surgeon in Harlow. She sailed.")[0]
