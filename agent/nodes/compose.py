@@ -116,7 +116,7 @@ _ENDS_IN_Y = re.compile(r"[^aeiou]y$")
 
 
 def supported(question: Question, held: list[Passage]) -> tuple[str, list[Passage]] | None:
-    """For a question asking one thing of one name: why it has no answer, and the passages to answer from.
+    """For a one-name question: why it has no answer ('' if it may have), and what to read.
 
     "Who founded the Greywell Mine?" is answered by a sentence that names the Greywell Mine (or
     is on its own page) and writes the relation ("founded") together; one that writes only the
