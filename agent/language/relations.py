@@ -272,12 +272,18 @@ def relation_words(phrase: str) -> frozenset[str]:
     return frozenset(f[:5] for f in [*extra, *(f for w in own for f in inflections(w))])
 
 
+# A final y after a consonant, which turns i before "-es" and "-ed".
+_TURNS_Y = re.compile(r"[^aeiou]y$")
+
+
 def inflections(word: str) -> list[str]:
     """A short word and its regular inflections: the hop asks "die", the sentence writes "died".
 
     A stem cut to five letters meets the inflections of a longer word by itself; a shorter one
     ("die", "live", "work", "star") meets them only written out.
     """
+    if _TURNS_Y.search(word):  # "study" → "studies", "studied": the y turns i before a suffix
+        return [word, f"{word[:-1]}ies", f"{word[:-1]}ied", f"{word}ing"]
     if len(word) >= 5:
         return [word]
     bare = word[:-1] if word.endswith("e") else word

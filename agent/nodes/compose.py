@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -112,9 +111,6 @@ def unwritten(question: Question, held: list[Passage], index: Index) -> list[str
     ]
 
 
-_ENDS_IN_Y = re.compile(r"[^aeiou]y$")
-
-
 def supported(question: Question, held: list[Passage]) -> tuple[str, list[Passage]] | None:
     """For a one-name question: why it has no answer ('' if it may have), and what to read.
 
@@ -128,8 +124,6 @@ def supported(question: Question, held: list[Passage]) -> tuple[str, list[Passag
     if hop is None or not key:
         return None
     words = relation_words(hop.relation)
-    # a final y turns i before a suffix: "study" is written "studied", "bury" "buried"
-    words |= {f"{w[:-1]}{end}"[:5] for w in words if _ENDS_IN_Y.search(w) for end in ("ied", "ies")}
     cut = []
     for passage in held:
         own = entity_key(passage.title) == key

@@ -474,3 +474,9 @@ def test_a_short_relation_word_meets_its_regular_inflections():
     assert {"lived", "livin"} <= relation_words("live")
     assert {"starr"} <= relation_words("star")  # "starred", "starring"
     assert relation_words("directed") == {"direc"}  # five letters meet the inflections already
+
+
+def test_a_final_y_turns_i_in_the_inflections():
+    assert {"study", "studi"} <= relation_words("study")  # "studied", "studies"
+    assert {"marry", "marri"} <= relation_words("marry")  # "married"
+    assert {"bury", "burie", "buryi"} <= relation_words("bury")  # "buries", "buried", "burying"
