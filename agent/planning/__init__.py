@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 
 from resin.agent.language.relations import AnswerType, question_type
-from resin.agent.planning.bridges import bridge_clause, main_verb
+from resin.agent.planning.bridges import bridge_clause, described_noun, main_verb
 from resin.agent.planning.comparisons import both, common, compared_options, comparison, same
 from resin.agent.planning.conjoined import both_objects, both_subjects, conjoined
 from resin.agent.planning.declaratives import bridge_prep, front, opens_question
@@ -70,11 +70,30 @@ _SETTING = re.compile(
 )
 
 
+# A prefixed past form the small parser splits at its hyphen ("co-starred", "re-elected"); joined,
+# its "-ed" still reads as a verb (a joined "costars" would read as a noun).
+_PREFIXED = re.compile(r"\b(co|re|pre|de|mis|out|over|under)-([a-z]+ed)\b")
+
+
 def decompose(question: str) -> list[Hop]:
-    """The hops a question's parse gives, dependencies first; [] when it gives no decomposition."""
+    """The hops a question's parse gives, dependencies first; [] when it gives no decomposition.
+
+    A prefixed verb is parsed as one word ("costarred"): split at its hyphen, the parse ends
+    the clause there. Its hops write it as the question does.
+    """
     text = " ".join(question.strip().rstrip("?.! ").split())
-    if not text:
-        return []
+    joined = {f"{m[1]}{m[2]}": m[0] for m in _PREFIXED.finditer(text)}
+    hops = _decompose(_PREFIXED.sub(r"\1\2", text)) if text else []
+    for hop in hops:
+        hop.question, hop.relation, hop.subject = (
+            re.sub(r"\w+", lambda m: joined.get(m[0], m[0]), part)
+            for part in (hop.question, hop.relation, hop.subject)
+        )
+    return hops
+
+
+def _decompose(text: str) -> list[Hop]:
+    """`decompose` of a question's text."""
     setting = _SETTING.match(text)
     if setting:
         rest = text[setting.end() :]
@@ -122,6 +141,7 @@ def _first_reading(text: str) -> list[Hop]:
         both_subjects,
         filtered,
         relative_filter,
+        described_noun,
     )
     for reader in readers:
         plan = Plan()

@@ -147,3 +147,83 @@ def main_verb(question: str, plan: Plan) -> bool:
     relation = main_relation(" ".join(w for w in asked.split() if w != ref))
     plan.add(f"{asked}?", ref, relation, question_type(wh_words(asked), relation))
     return True
+
+
+# Modifiers through which a name describes a noun: "an actor in X", "the mother of X", "the film
+# directed by X", "the team that X coached".
+_DESCRIBING = frozenset("prep acl relcl".split())
+
+
+def _description_end(doc: Doc, noun: Token, naming: list[Token]) -> int | None:
+    """Where the description of `noun` ends, or None where no clean phrase can be cut.
+
+    The first naming modifier ends it ("an actor in X" of "an actor in X nominated for Y", where
+    the parse hung the question's verb on the noun); a preposition or clause after it belongs to
+    it. A place chain ("in Billund, Denmark") is kept whole; a quoted title or an aside cut by
+    the phrase's end leaves no clean question.
+    """
+    end = max(t.i for t in naming[0].subtree)
+    later = [m for m in noun.rights if m.i > end and m.dep_ in ("prep", "relcl")]
+    if later or doc[end + 1 : end + 2].text.lower() in ("that", "who", "which", "whose"):
+        end = max(t.i for t in noun.subtree)
+    while doc[end + 1 : end + 2].text == "," and doc[end + 2 : end + 3].text[:1].isupper():
+        end += 2  # "Billund, Denmark"
+        while doc[end + 1 : end + 2].text[:1].isupper() and doc[end + 1].pos_ == "PROPN":
+            end += 1
+    if doc[end].is_punct and doc[end].text != '"':
+        end -= 1
+    if doc[: end + 1].text.count('"') % 2 or doc[end + 1 : end + 2].text == ",":
+        return None
+    return end
+
+
+def described_noun(question: str, plan: Plan) -> bool:
+    """Read a noun phrase a name describes as a hop, when no other reading splits the question.
+
+    "For what film was an actor in Alligator nominated?" → hop 1 "Who is an actor in
+    Alligator?", hop 2 "For what film was #1 nominated?". The noun is common (lower case) with
+    its article, a modifier of it (a preposition, participle or relative clause) names a name,
+    the phrase holds no question word, and the question keeps a verb (or a verb's auxiliary and
+    a final preposition, "What film was #1 in?") besides.
+    """
+    doc = load_pipeline()(question)
+    for noun in doc:
+        if not _common(noun) or noun.pos_ != "NOUN" or noun.dep_ == "compound":
+            continue
+        det = _article(doc, noun)
+        if det is None or det.i == 0 or doc[det.i - 1].lower_ == "of":
+            continue  # "One of the directors of X": the phrase belongs to the word before
+        if doc[det.i - 1].lemma_ == "be" and not any(t.lower_ in _IN_SITU for t in doc[: det.i]):
+            continue  # "X is a band that …" says what X is
+        naming = [
+            m
+            for m in noun.rights
+            if m.dep_ in _DESCRIBING and any(t.pos_ == "PROPN" for t in m.subtree)
+        ]
+        end = _description_end(doc, noun, naming) if naming else None
+        if end is None:
+            continue
+        phrase = doc[det.i : end + 1]
+        rest = [*doc[: det.i], *doc[end + 1 :]]
+        if any(t.lower_ in _IN_SITU for t in phrase) or not any(t.lower_ in _IN_SITU for t in rest):
+            continue
+        last = [t for t in rest if not t.is_punct][-1]
+        verbs = {t.pos_ for t in rest}
+        if "VERB" not in verbs and not ("AUX" in verbs and last.pos_ == "ADP"):
+            continue  # "What movie was #1": the phrase took the question's verb
+        # the name the modifier holds: its head proper noun with the proper nouns before it
+        names = [t for t in naming[0].subtree if t.pos_ == "PROPN"]
+        head = next((t for t in names if t.dep_ != "compound"), names[-1])
+        first = head.i
+        while doc[first - 1].pos_ == "PROPN" and doc[first - 1].dep_ == "compound":
+            first -= 1
+        kind = relation_type(noun.lower_)
+        wh_noun = "Who" if kind == "person" else "What"
+        ref = plan.add(
+            f"{wh_noun} is {phrase.text}?", doc[first : head.i + 1].text, noun.lower_, kind
+        )
+        asked = f"{doc[: det.i].text} {ref} {doc[end + 1 :].text}"
+        relation = main_relation(" ".join(w for w in asked.split() if w != ref))
+        plan.add(f"{asked.rstrip('?')}?", ref, relation, question_type(wh_words(asked), relation))
+        return True
+    return False

@@ -97,8 +97,10 @@ def relative(words: list[str], plan: Plan) -> list[str] | None:
             continue  # "…, which rival brewer were they …": a question phrase, no clause
         aside = doc[rel.i - 1].text == "," and opener in ("who", "whose", "which")
         noun = doc[rel.i - 1 - aside]  # "the band, whose bassist joined X in 1996, formed"
-        if noun.pos_ == "ADP" and noun.lower_ != "of" and opener in ("which", "whom"):
+        if noun.tag_ in ("IN", "TO") and noun.lower_ != "of" and opener in ("which", "whom"):
             noun = doc[rel.i - 2]  # "the league in which …", "the person to whom …"
+        if noun.pos_ == "PROPN" and not _title(doc, noun):
+            noun = _placed(doc, noun) or noun  # "the show in Las Vegas that …": the show's clause
         if noun.pos_ not in ("NOUN", "PROPN") or not noun.is_lower and not _title(doc, noun):
             continue
         start = opening(doc, noun)
@@ -195,6 +197,20 @@ _QUANTIFIERS = frozenset("many several few some most all various numerous other"
 def _title(doc: Doc, noun: Token) -> bool:
     """A capitalized common noun right after "the" that names no one ("the King who …")."""
     return noun.i > 0 and doc[noun.i - 1].lower_ == "the" and not noun.ent_type_
+
+
+def _placed(doc: Doc, name: Token) -> Token | None:
+    """The common noun a name's place phrase follows ("show" of "the show in Las Vegas").
+
+    A relative clause after such a name belongs to the noun: a name needs no restricting clause.
+    """
+    at = name.i
+    while at > 0 and doc[at - 1].pos_ == "PROPN":
+        at -= 1
+    if at < 2 or doc[at - 1].lower_ not in ("in", "from", "at", "on"):
+        return None
+    noun = doc[at - 2]
+    return noun if noun.pos_ == "NOUN" and noun.is_lower else None
 
 
 def gives_name(verb: Token) -> bool:

@@ -35,7 +35,7 @@ class ScriptedChatModel(TextChatModel):
     """
 
     # Plain defaults (pydantic copies them per instance), not default_factory: LangChain reprs
-    # the model on every call, and a factory makes pydantic inspect its signature (~1.5 ms).
+    # the model on every call, and a factory makes pydantic inspect its signature each time.
     responses: list[str] = []
     responder: Responder | None = None
     calls: list[tuple[list[BaseMessage], dict[str, Any]]] = []

@@ -414,3 +414,15 @@ def test_a_question_asking_one_thing_of_one_name_is_a_single_hop():
         "What is the school in Tarrow named after?",
     ):
         assert single_hop(question) is None, question
+
+
+def test_a_noun_a_name_describes_is_a_hop_when_no_other_reading_splits():
+    hops = decompose("For what film was an actor in Orla Nights nominated for an award?")
+    assert [(h.question, h.subject, h.answer_type) for h in hops] == [
+        ("Who is an actor in Orla Nights?", "Orla Nights", "person"),
+        ("For what film was #1 nominated for an award?", "#1", "work"),
+    ]
+    # a description that took the question's verb leaves "What movie was #1": no plan
+    assert decompose("What movie was the actor born on May 4, 1946 involved in in 1972?") == []
+    # a name after its kind is that name, not a description
+    assert decompose("Which company produced the movie Radio Patrol?") == []

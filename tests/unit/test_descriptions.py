@@ -166,3 +166,26 @@ def test_the_subject_of_a_clause_keeps_its_whole_name():
 def test_an_of_description_inside_a_when_clause_is_a_condition_not_a_hop():
     asked = "What does the Corran Mill switch to when the retreat of the Vell Glacier continues?"
     assert not any("retreat" in q for q in questions(asked)[:-1])
+
+
+def test_a_clause_after_to_whom_describes_the_noun_before_the_preposition():
+    hops = decompose("What religion was the martyr to whom the Orrin Gate statue is dedicated?")
+    assert [h.question for h in hops] == [
+        "Who is the martyr to whom the Orrin Gate statue is dedicated?",
+        "What religion was #1?",
+    ]
+
+
+def test_a_clause_after_a_place_name_describes_the_noun_the_place_follows():
+    hops = decompose("Who directed the show in Tessel Bay that was first staged in 1993?")
+    assert hops[0].question == "What is the show in Tessel Bay that was first staged in 1993?"
+    assert hops[-1].question == "Who directed #1?"
+
+
+def test_a_prefixed_verb_is_parsed_whole_and_written_as_asked():
+    hops = decompose("What year was the actor that co-starred with Orla Venn in Grey Harbour born?")
+    assert [h.question for h in hops] == [
+        "Who is the actor that co-starred with Orla Venn in Grey Harbour?",
+        "What year was #1 born?",
+    ]
+    assert "co-starred" in hops[0].relation
