@@ -11,7 +11,7 @@ import re
 from spacy.tokens import Doc, Token
 
 from resin.agent.language.relations import question_type, relation_type
-from resin.agent.planning.clauses import WH_OPENERS
+from resin.agent.planning.clauses import WH_OPENERS, gives_name
 from resin.agent.planning.descriptions import chain
 from resin.agent.planning.names import Plan, entity_end, is_name_word, main_relation, wh_words
 from resin.indexes.nlp_extraction import load_pipeline
@@ -149,8 +149,8 @@ def main_verb(question: str, plan: Plan) -> bool:
     return True
 
 
-# Modifiers through which a name describes a noun: "an actor in X", "the mother of X", "the film
-# directed by X", "the team that X coached".
+# Modifiers through which a name describes a noun: "an actor in X", "the film directed by X",
+# "the team that X coached".
 _DESCRIBING = frozenset("prep acl relcl".split())
 
 
@@ -195,22 +195,29 @@ def described_noun(question: str, plan: Plan) -> bool:
             continue  # "One of the directors of X": the phrase belongs to the word before
         if doc[det.i - 1].lemma_ == "be" and not any(t.lower_ in _IN_SITU for t in doc[: det.i]):
             continue  # "X is a band that …" says what X is
+        if any(a.dep_ == "advcl" for a in noun.ancestors):
+            continue  # "… when the glacier in X retreats": a condition, not a thing to look up
         naming = [
             m
             for m in noun.rights
             if m.dep_ in _DESCRIBING and any(t.pos_ == "PROPN" for t in m.subtree)
         ]
-        end = _description_end(doc, noun, naming) if naming else None
+        if not naming or naming[0].lower_ == "of" or gives_name(naming[0]):
+            continue  # of-phrases are the of-readers' ("the construction of X"); "called X" is X
+        end = _description_end(doc, noun, naming)
         if end is None:
             continue
         phrase = doc[det.i : end + 1]
+        if any(t.dep_ == "cc" for t in phrase) or doc[end + 1 : end + 2].text[:1].isupper():
+            continue  # "directed by X and starring Y" is an intersection; "starring Pelle | Varn"
         rest = [*doc[: det.i], *doc[end + 1 :]]
         if any(t.lower_ in _IN_SITU for t in phrase) or not any(t.lower_ in _IN_SITU for t in rest):
             continue
         last = [t for t in rest if not t.is_punct][-1]
-        verbs = {t.pos_ for t in rest}
-        if "VERB" not in verbs and not ("AUX" in verbs and last.pos_ == "ADP"):
-            continue  # "What movie was #1": the phrase took the question's verb
+        own_verb = any(t.pos_ == "VERB" and t.lemma_ not in ("do", "be") for t in rest)
+        stranded = last.pos_ == "ADP" and any(t.pos_ == "AUX" for t in rest)  # "… was #1 in?"
+        if not (own_verb or stranded) or last.lower_ in _IN_SITU | {"that"}:
+            continue  # "What movie was #1", "When did the place where #1": it took the verb
         # the name the modifier holds: its head proper noun with the proper nouns before it
         names = [t for t in naming[0].subtree if t.pos_ == "PROPN"]
         head = next((t for t in names if t.dep_ != "compound"), names[-1])

@@ -424,5 +424,13 @@ def test_a_noun_a_name_describes_is_a_hop_when_no_other_reading_splits():
     ]
     # a description that took the question's verb leaves "What movie was #1": no plan
     assert decompose("What movie was the actor born on May 4, 1946 involved in in 1972?") == []
+    # nor "When did the place where #1" when it took the clause's verb
+    assert (
+        decompose(
+            "When did the place where the head of the region named after the same saint as the "
+            "Orrin Chapel become its own country?"
+        )
+        == []
+    )
     # a name after its kind is that name, not a description
     assert decompose("Which company produced the movie Radio Patrol?") == []
