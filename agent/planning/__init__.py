@@ -17,7 +17,8 @@ left, "Where was #2", asks nothing more, so hop 2 answers the question. The read
 - comparisons of two options ("Which film came out first, A or B?"), through a bridge when the
   options are compared by someone of theirs ("Which film has the director born later, A or B?");
   by a count or a measure ("Which band has more members, A or B?": one number hop per option);
-- "the same country" questions, "both" yes/no questions and "in common" questions.
+- "the same country" questions, "both" yes/no questions and "in common" questions;
+- last, a noun a name describes through a preposition, participle or clause ("an actor in X").
 
 Each hop carries its subject (a name or `#k`), its relation phrase and the answer type it
 expects; a computed hop combines its dependencies' answers without retrieval. A question none of
