@@ -10,6 +10,7 @@ import re
 
 from spacy.tokens import Doc, Token
 
+from resin.agent.language.forms import causal_parts
 from resin.agent.language.relations import question_type, relation_type
 from resin.agent.planning.clauses import WH_OPENERS, gives_name
 from resin.agent.planning.descriptions import chain
@@ -186,6 +187,8 @@ def described_noun(question: str, plan: Plan) -> bool:
     the phrase holds no question word, and the question keeps a verb (or a verb's auxiliary and
     a final preposition, "What film was #1 in?") besides.
     """
+    if causal_parts(question):
+        return False  # "What happens to the trout in X when …?" follows the cause, not a lookup
     doc = load_pipeline()(question)
     for noun in doc:
         if not _common(noun) or noun.pos_ != "NOUN" or noun.dep_ == "compound":
