@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from resin.agent.answering.answer import NOT_FOUND, Answer, Source
+from resin.agent.language.countries import countries_of
 from resin.agent.language.questions import is_yes_no
 from resin.agent.reading.signals import MONTHS
 from resin.agent.state import Hop, HopResult
@@ -99,9 +100,16 @@ def _picked(hop: Hop, groups: list[list[HopResult | None]], at: int, how: str) -
 
 
 def _same(a: str, b: str) -> bool:
-    """Two values name the same thing: equal, or a country and its adjective ("Italy", "Italian")."""
+    """Two values name the same thing: equal, or one country ("United States", "American")."""
     x, y = normalize(a), normalize(b)
-    return bool(x and y) and (x == y or len(x) > 3 and len(y) > 3 and x[:4] == y[:4])
+    if not (x and y):
+        return False
+    if x == y:
+        return True
+    ours, theirs = countries_of(x), countries_of(y)
+    if ours and theirs:
+        return bool(ours & theirs)
+    return len(x) > 3 and len(y) > 3 and x[:4] == y[:4]
 
 
 def _groups(hop: Hop, results: dict[int, HopResult]) -> list[list[HopResult | None]]:

@@ -75,3 +75,26 @@ def test_asked_as_yes_or_no_the_number_comparison_says_whether_the_claim_holds()
 def test_a_choice_is_the_one_option_its_yes_or_no_hop_says_yes_to(first, second, winner):
     step = _step("Which singer, Orla Venn or Tam Reed, is a member of Fuel?", "chosen")
     assert compute(step, _answers(first, second))[0] == winner
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"),
+    [
+        ("American", "United States", "yes"),  # a nationality and its country's name
+        ("British", "United Kingdom", "yes"),
+        ("Nigerian", "Niger", "no"),  # the longest stem: Nigeria's adjective, not Niger's
+        ("Austrian", "Australia", "no"),
+        ("Dutch", "Netherlands", "yes"),  # an adjective no ending rule reaches
+        ("Italy", "Italian", "yes"),
+        ("Canadian", "American", "no"),
+    ],
+)
+def test_values_that_name_one_country_are_the_same(first, second, same):
+    step = Hop(
+        id=3,
+        question="Are Orla Venn and Tam Reed of the same nationality?",
+        depends_on=[1, 2],
+        compute="same",
+        options=["Orla Venn", "Tam Reed"],
+    )
+    assert compute(step, _answers(first, second))[0] == same
