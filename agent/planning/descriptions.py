@@ -43,14 +43,49 @@ _APPOSITIVE = frozenset(
 
 
 def strip_kind(words: list[str], start: int) -> int:
-    """Skip "the film" / "song" before a title."""
+    """Skip "the film" / "song" before a title, or a kind the parse sets beside the name."""
     rest = " ".join(words[start:]) + " "
     found = KIND_WORDS.match(rest.lower())
     if found and start + len(found.group(0).split()) < len(words):
         skipped = start + len(found.group(0).split())
         if is_name_word(words[skipped]):
             return skipped
-    return start
+    return _apposed_kind(words, start)
+
+
+_KIND_WORD = re.compile(r"[a-z][a-z-]*|\d{4}")
+# What a kind before a name is made of: adjectives, common nouns, a year ("the 1993 comedy").
+_KIND_TAGS = frozenset({"JJ", "JJR", "JJS", "NN", "NNS", "CD"})
+
+
+def _apposed_kind(words: list[str], start: int) -> int:
+    """Skip a common noun and its modifiers the name stands beside ("the romantic comedy X").
+
+    The parse must join noun and name (apposition or compound), so a name that opens a clause
+    ("the production Madge Ryan took part in") is not skipped to.
+    """
+    first = start + (start < len(words) and words[start].lower() == "the")
+    end = first
+    while end < len(words) and end - first < 3 and _KIND_WORD.fullmatch(words[end]):
+        end += 1
+    if end == first or end >= len(words) or not is_name_word(words[end]):
+        return start
+    kinds = [_word_token(words, at) for at in range(first, end)]
+    kind, name = kinds[-1], _word_token(words, end)
+    if any(t is None or t.tag_ not in _KIND_TAGS for t in kinds) or kind is None or name is None:
+        return start
+    if name.is_punct and name.i + 1 < len(name.doc):  # a quoted title: its first word
+        name = name.doc[name.i + 1]
+    root = name
+    while root.dep_ in ("compound", "flat") and root.head.i > root.i:
+        root = root.head
+    after = root.doc[root.i + 1] if root.i + 1 < len(root.doc) else None
+    if after is not None and after.tag_ in ("VBD", "VBZ", "VBP"):
+        return start  # the name is a clause's subject: "the production Madge Ryan took part in"
+    joined = kind.head.i == root.i and kind.dep_ in ("compound", "nmod", "amod") or (
+        root.head.i == kind.i and root.dep_ in ("appos", "compound", "npadvmod")
+    )
+    return end if joined and (kind.tag_ != "JJ" or kind.dep_ == "amod") else start
 
 
 _STOP_LEFT = frozenset("the a an as what which who whose where when how".split())

@@ -189,3 +189,20 @@ def test_a_prefixed_verb_is_parsed_whole_and_written_as_asked():
         "What year was #1 born?",
     ]
     assert "co-starred" in hops[0].relation
+
+
+def test_a_kind_the_parse_sets_beside_a_name_is_skipped_to_the_name():
+    assert questions('Who is the director of the romantic comedy "Harlow Nights"?') == [
+        'Who is the director of "Harlow Nights"?'
+    ]
+    assert questions("Who is the mother of the famous historical painter Osric Vane?") == [
+        "Who is the mother of Osric Vane?"
+    ]
+
+
+def test_a_name_that_opens_a_clause_after_a_kind_is_not_skipped_to():
+    # "Tam Varr" is the subject of "took part in", not the production's name
+    assert questions("Who is the author of the 1993 production Tam Varr took part in?") == [
+        "What is the 1993 production Tam Varr took part in?",
+        "Who is the author of #1?",
+    ]
