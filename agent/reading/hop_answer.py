@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from resin.agent.language.countries import country_names
 from resin.agent.language.relations import (
     AnswerType,
     inflections,
@@ -36,6 +37,7 @@ from resin.agent.language.relations import (
     role_words,
 )
 from resin.agent.language.spans import describes_name
+from resin.agent.reading.roles import asked_role, role_in
 from resin.agent.reading.signals import (
     ASKS_COUNTRY,
     MEASURES,
@@ -44,7 +46,6 @@ from resin.agent.reading.signals import (
     after_by,
     catalogued,
     country_features,
-    country_names,
     has_measure,
     hop_head,
     in_slot,
@@ -95,6 +96,8 @@ FEATURES = (
     "country",  # a country's name where a country or nationality is asked
     "country_unasked",  # a country's name where a narrower place is asked ("which county")
     "country_not_place",  # a country's name where no place is asked
+    "verb_argument",  # an argument of the verb the hop asks with ("1984" in "reinstated it in 1984")
+    "verb_role",  # in the role the hop asks for: "Who argued …" → the subject of "argued"
 )
 
 
@@ -179,6 +182,7 @@ def read_hop(
     asked_forms = [{f[:5] for f in inflections(w)} for w in asked]
     asked_norm = f" {normalize(question)} "
     head = hop_head(question)
+    asked_verb = asked_role(question)
     subject_key = entity_key(subject)
     subject_words = stems(subject)
     mentions_country = bool(ASKS_COUNTRY.search(question) or relation_head(relation) in NATIONALITY)
@@ -230,6 +234,7 @@ def read_hop(
                 ):
                     continue  # a population is no "4080 ft" peak
                 sentences_of.setdefault(key, set()).add(sentence.id)
+                argument, in_role = role_in(sentence.text, text, asked_verb) if asked_verb else (0, 0)
                 features = {
                     "typed": float(fit == "typed"),
                     "loose": float(fit == "loose"),
@@ -259,6 +264,8 @@ def read_hop(
                     "most_similar": float(sentence.id in similarity and cosine >= nearest),
                     "similar_gap": cosine - nearest,
                     **country_features(key in countries, mentions_country, answer_type),
+                    "verb_argument": float(argument),
+                    "verb_role": float(in_role),
                 }
                 if role and not writes_role(features, role & words):
                     continue

@@ -9,7 +9,6 @@ the features its fitted ranking weighs.
 from __future__ import annotations
 
 import re
-from functools import cache
 
 from resin.agent.language.forms import TIME_WORDS, TIMES, answer_head
 from resin.agent.language.relations import (
@@ -26,11 +25,15 @@ MONTHS = tuple(
     "january february march april may june july august september october november december".split()
 )
 _MONTH = rf"(?:{'|'.join(m.capitalize() for m in MONTHS)})"
-# Dates as biographies write them: "4 May 1974", "May 4, 1974", "May 1974", "1974".
+# Dates as biographies write them: "4 May 1974", "May 4, 1974", "May 1974", "1974"; in a range
+# whose dash was lost, a date may end where the next begins ("21 March 192011 January 2010").
+_GLUED = rf"(?<=\d)(?=\d{{1,2}} {_MONTH})"
 _DATES = re.compile(
-    rf"\b(?:\d{{1,2}} {_MONTH},? \d{{3,4}}|{_MONTH} \d{{1,2}},? \d{{3,4}}|{_MONTH} \d{{3,4}}|"
-    r"(?<![\d.,])\d{3,4}(?![\d.,]))\b"
+    rf"(?:\b|{_GLUED})(?:\d{{1,2}} {_MONTH},? \d{{3,4}}|{_MONTH} \d{{1,2}},? \d{{3,4}}|"
+    rf"{_MONTH} \d{{3,4}}|(?<![\d.,])\d{{3,4}}(?![\d.,]))(?:\b|{_GLUED})"
 )
+# A year run into the next number: the parser's span of a range that lost its dash.
+_RUN_ON_YEAR = re.compile(r"(?:1\d{3}|20\d{2})\d{1,2}\b")
 # A span naming a point in the calendar ("1714", "the 1970s", "May 1974", "start of the 20th
 # century"): a date, never a count ("5 years" is one).
 _CALENDAR = re.compile(
@@ -41,7 +44,9 @@ _CALENDAR = re.compile(
 _MODIFIER = re.compile(r"\S+-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)[a-z]+", re.I)
 _MONTH_WORDS = frozenset(MONTHS)
 _DATE_RANGE = re.compile(r"\(([^()]*\d{3,4}[^()]*?)\s*[–—-]+\s*([^()]*\d{3,4}[^()]*)\)")
-NATIONALITY = frozenset({"nationality", "citizenship", "country of citizenship", "country"})
+NATIONALITY = frozenset(
+    {"nationality", "citizenship", "country of citizenship", "country", "country of origin"}
+)
 ASKS_COUNTRY = re.compile(r"\b(?:country|countries|nation|nationality|citizenship)\b", re.I)
 PLACE_LABELS = frozenset({"GPE", "LOC"})
 # Types the small parser often leaves untyped: a capitalized span may still answer them.
@@ -127,6 +132,38 @@ _STYLED = re.compile(
 )
 
 
+# A name's territorial designation ("Mstislav I of Kiev", "Sibylle of Brandenburg"): a given name
+# with a rank before it or a regnal number after it, or a lone given name, then "of" and a place.
+_RANKED = rf"(?:(?:{_RANKS})\s+)+"
+_DESIGNATED = re.compile(
+    rf"^(?:{_RANKED}[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?|[A-Z][\w'’-]+)(?:\s+[IVX]+)?$"
+)
+_OF_PLACE = re.compile(r"^\s+of\s+[A-Z][\w'’]*(?:(?:\s+|-)[A-Z][\w'’]*)*")
+_LEADING_RANK = re.compile(rf"^{_RANKED}(?=[A-Z])")
+
+
+def _designated(text: str, spans: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each name also with the place it is "of" and without the rank before it.
+
+    "King Ferdinand of Romania" gives "Ferdinand of Romania" too; where the parser cut the
+    name before its place ("Stephen I of"), the cut span gives way to the whole name.
+    """
+    out = []
+    for span, label in spans:
+        if label not in ("PERSON", "PROPN"):
+            out.append((span, label))
+            continue
+        name = re.sub(r"\s+of$", "", span)
+        names = [name]
+        if _DESIGNATED.match(name) and (at := text.find(name)) >= 0:
+            place = _OF_PLACE.match(text[at + len(name) :])
+            if place:
+                names.append(name + place.group(0))
+        names += [_LEADING_RANK.sub("", n) for n in names if _LEADING_RANK.match(n)]
+        out += [(n, label if n == span else "PERSON") for n in dict.fromkeys(names)]
+    return out
+
+
 def _styled(text: str, spans: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Names with the rank written after them ("Albert III, Count of Namur") as one span.
 
@@ -150,12 +187,16 @@ def spans_of(text: str) -> list[tuple[str, str]]:
     A noun chunk the parser also read as an entity of another label keeps that label only; a
     name keeps the rank written after it.
     """
-    parsed = _styled(text, list(sentence_spans(text)))
+    parsed = _designated(text, _styled(text, list(sentence_spans(text))))
     labelled = {normalize(s): lab for s, lab in parsed if lab not in ("NP", "PROPN", "VP")}
     out = [
         (s, lab) for s, lab in parsed if lab not in ("NP", "PROPN") or normalize(s) not in labelled
     ]
-    out = [(s, lab) for s, lab in out if normalize(s) not in _MONTH_WORDS]
+    out = [
+        (s, lab)
+        for s, lab in out
+        if normalize(s) not in _MONTH_WORDS and not (lab == "DATE" and _RUN_ON_YEAR.search(s))
+    ]
     out += [(m.group(0), "DATE") for m in _DATES.finditer(text)]
     return out
 
@@ -287,26 +328,6 @@ def place_chain(
         "broadest": float(last and asks_country),
         "broadest_unasked": float(last and not asks_country),
     }
-
-
-@cache
-def country_names() -> frozenset[str]:
-    """Countries' names, normalized, as ISO 3166 writes them (`pycountry`), former ones too.
-
-    Each name and its short form before a comma ("Yugoslavia, (Socialist) Federal Republic
-    of"), and the countries ISO 3166-2 counts inside one (England, Scotland, Wales).
-    """
-    import pycountry
-
-    names: set[str] = set()
-    for country in [*pycountry.countries, *pycountry.historic_countries]:
-        for attribute in ("name", "common_name", "official_name"):
-            name = getattr(country, attribute, "")
-            names.update({normalize(name), normalize(name.split(",")[0])})
-    for part in pycountry.subdivisions:
-        if part.type == "Country":
-            names.add(normalize(part.name.split("[")[0]))
-    return frozenset(names - {""})
 
 
 def country_features(is_country: bool, asked: bool, answer_type: AnswerType) -> dict[str, float]:

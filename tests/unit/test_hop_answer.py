@@ -10,6 +10,7 @@ import pytest
 from resin.agent.context import Context
 from resin.agent.language.relations import kin_frame, relation_words
 from resin.agent.reading.hop_answer import FEATURES, HopAnswer, accepted, ranking, read_hop
+from resin.agent.reading.roles import asked_role, role_in
 from resin.agent.reading.signals import hop_head, linked_to, spans_of
 from resin.agent.reading.typed_hop import read, resolve_typed
 from resin.agent.reading.yes_no import claim_of, judge, page_subject
@@ -62,6 +63,77 @@ def test_a_name_keeps_the_rank_written_after_it_and_a_rank_alone_is_no_name():
     spans = [s for s, _ in spans_of("Her father was Albert III, Count of Namur, a Duke.")]
     assert "Albert III, Count of Namur" in spans
     assert "Duke" not in spans and "Count" not in spans
+
+
+def test_a_name_is_also_read_with_the_place_it_is_of_and_without_its_rank():
+    spans = [
+        s
+        for s, _ in spans_of(
+            "Orla was the daughter of King Osric of Brenmoor and Celia of Harlow, "
+            "and married Aldous II of Quillen; Tam Varr of the Harlow Players sang."
+        )
+    ]
+    assert {"Osric of Brenmoor", "King Osric of Brenmoor", "Celia of Harlow"} <= set(spans)
+    assert "Aldous II of Quillen" in spans
+    assert not [s for s in spans if s.endswith(" of")]
+    assert not [s for s in spans if s.startswith("Tam Varr of")]  # a member, not a designation
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "right", "wrong"),
+    [
+        (
+            "Who argued that Brenmoor had become an empire?",
+            "Osric Vane once argued that Brenmoor had become an empire.",
+            "Osric Vane",
+            "Brenmoor",
+        ),
+        (
+            "Who suspended the Harlow Council?",
+            "The Harlow Council was suspended by President Tam Varr after the coup.",
+            "President Tam Varr",
+            "Harlow Council",
+        ),
+        (
+            "When did Quillen reinstate the curfew?",
+            "Quillen abolished the curfew in a 1964 vote but reinstated it in a 1984 vote.",
+            "1984",
+            "1964",
+        ),
+        (
+            "Who led the expedition to Harlow?",
+            "Celia Marsh, together with her son Aldous Marsh, led the expedition to Harlow.",
+            "Celia Marsh",
+            "Aldous Marsh",
+        ),
+    ],
+)
+def test_the_role_a_hop_asks_for_is_read_against_the_sentences_parse(
+    question, sentence, right, wrong
+):
+    asked = asked_role(question)
+    assert asked is not None
+    assert role_in(sentence, right, asked) == (True, True)
+    assert role_in(sentence, wrong, asked)[1] is False
+
+
+def test_a_question_whose_wh_word_is_no_verbs_argument_asks_no_role():
+    assert asked_role("What is the place of birth of Osric Vane?") is None
+
+
+def test_a_range_that_lost_its_dash_gives_both_dates_and_no_run_on_year():
+    spans = spans_of("Orla Venn (21 March 192011 January 2010) was a Brenmoorian director.")
+    dates = [s for s, lab in spans if lab == "DATE"]
+    assert {"21 March 1920", "11 January 2010"} <= set(dates)
+    assert not [d for d in dates if "192011" in d]
+
+
+def test_a_country_of_origin_is_answered_by_the_nationality_written():
+    own = _passage("Harlow Nights", "Harlow Nights is a 1939 American Western film.")
+    found = _read_texts(
+        own, "place", "What is the country of origin of Harlow Nights?", "country of origin"
+    )
+    assert "American" in found
 
 
 @pytest.mark.parametrize(
