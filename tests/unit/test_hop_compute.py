@@ -90,11 +90,5 @@ def test_a_choice_is_the_one_option_its_yes_or_no_hop_says_yes_to(first, second,
     ],
 )
 def test_values_that_name_one_country_are_the_same(first, second, same):
-    step = Hop(
-        id=3,
-        question="Are Orla Venn and Tam Reed of the same nationality?",
-        depends_on=[1, 2],
-        compute="same",
-        options=["Orla Venn", "Tam Reed"],
-    )
+    step = _step("Are Orla Venn and Tam Reed of the same nationality?", "same")
     assert compute(step, _answers(first, second))[0] == same
