@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from resin.indexes.nlp_extraction import load_pipeline
 from resin.indexes.units import normalize
@@ -34,6 +34,15 @@ def parse(text: str) -> Doc:
     """One sentence's spaCy parse, kept: the spans and the hop reader's features read it."""
     doc: Doc = load_pipeline()(text)
     return doc
+
+
+def tokens_of(sentence: str, span: str) -> Span | None:
+    """The parse's tokens covering the span's first occurrence in the sentence, or None."""
+    at = sentence.find(span)
+    if at < 0:
+        return None
+    found: Span | None = parse(sentence).char_span(at, at + len(span), alignment_mode="expand")
+    return found
 
 
 @lru_cache(maxsize=4096)

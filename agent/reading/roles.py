@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from spacy.tokens import Token
 
-from resin.agent.language.spans import parse
+from resin.agent.language.spans import parse, tokens_of
 
 _WH = frozenset({"who", "whom", "what", "which"})
 # "When did X …", "Where did X …": a time or place the verb is said with, by any preposition.
@@ -60,9 +60,7 @@ def asked_role(question: str) -> Asked | None:
 
 def role_in(sentence: str, span: str, asked: Asked) -> tuple[bool, bool]:
     """(Is the span an argument of the asked verb in the sentence, is it in the asked role)?"""
-    doc = parse(sentence)
-    at = sentence.find(span)
-    inside = doc.char_span(at, at + len(span), alignment_mode="expand") if at >= 0 else None
+    inside = tokens_of(sentence, span)
     if inside is None:
         return False, False
     root = inside.root

@@ -17,7 +17,7 @@ from resin.agent.language.relations import (
     relation_head,
     relation_words,
 )
-from resin.agent.language.spans import parse, sentence_spans
+from resin.agent.language.spans import sentence_spans, tokens_of
 from resin.indexes.units import normalize
 
 _WINDOW = 4
@@ -280,9 +280,7 @@ def linked_to(sentence: str, span: str, words: frozenset[str]) -> bool:
     Reads the sentence's grammar where `relation_near` reads its word order: "Vivaldi, who was
     born in Venice in 1678, composed …" links Vivaldi to "composed" however far apart.
     """
-    doc = parse(sentence)
-    at = sentence.find(span)
-    inside = doc.char_span(at, at + len(span), alignment_mode="expand") if at >= 0 else None
+    inside = tokens_of(sentence, span)
     if inside is None or not words:
         return False
     reached = {t.i for t in inside}
