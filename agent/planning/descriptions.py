@@ -367,7 +367,9 @@ def chain(question: str, plan: Plan) -> bool:
     degenerate = DEGENERATE.match(rest)
     last = f"#{plan.hops[-1].id}"
     if degenerate and degenerate.group(1) == last:
-        return True
+        if not rest.lower().startswith("where") or plan.hops[-1].answer_type == "place":
+            return True
+        rest = f"{rest} located"  # "Where is the stadium named after X": #1 is no place yet
     refs = PLACEHOLDER.findall(rest)
     subject = refs[-1] if refs else last
     relation = " ".join(w for w in rest.split() if not PLACEHOLDER.fullmatch(w.rstrip("'s")))

@@ -206,3 +206,16 @@ def test_a_name_that_opens_a_clause_after_a_kind_is_not_skipped_to():
         "What is the 1993 production Tam Varr took part in?",
         "Who is the author of #1?",
     ]
+
+
+def test_where_a_described_thing_is_is_a_hop_of_its_own():
+    hops = decompose("Where is the stadium that was named after Osric Vane?")
+    assert [h.question for h in hops] == [
+        "What is the stadium that was named after Osric Vane?",
+        "Where is #1 located?",
+    ]
+    assert hops[-1].answer_type == "place"
+    # where the description already asks for a place, nothing is left to ask
+    assert questions("Where is the birthplace of Osric Vane?") == [
+        "What is the birthplace of Osric Vane?"
+    ]
