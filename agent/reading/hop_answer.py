@@ -44,6 +44,7 @@ from resin.agent.reading.signals import (
     NATIONALITY,
     PLACE_LABELS,
     after_by,
+    born_as,
     catalogued,
     country_features,
     has_measure,
@@ -51,6 +52,7 @@ from resin.agent.reading.signals import (
     in_slot,
     labels_for,
     linked_to,
+    other_slot,
     place_chain,
     relation_before,
     relation_near,
@@ -225,6 +227,10 @@ def read_hop(
                     continue  # "Scottish reformer John Knox": the name is a candidate of its own
                 if f" {key} " in asked_norm or key in excluded:
                     continue  # the question's own words are no answer
+                if mentions_country and born_as(sentence.text, text):
+                    continue  # "a Canadian-born French director" is a French citizen
+                if answer_type in ("date", "place") and other_slot(sentence.text, text, relation):
+                    continue  # "(6 June 1906, Graz – 2 November 1994, Paris)": Graz is no death's
                 if answer_type == "number" and catalogued(sentence.text, text):
                     continue  # "RV 728", "Op. 3": a catalogue number counts nothing
                 if (
@@ -234,7 +240,9 @@ def read_hop(
                 ):
                     continue  # a population is no "4080 ft" peak
                 sentences_of.setdefault(key, set()).add(sentence.id)
-                argument, in_role = role_in(sentence.text, text, asked_verb) if asked_verb else (0, 0)
+                argument, in_role = (
+                    role_in(sentence.text, text, asked_verb) if asked_verb else (0, 0)
+                )
                 features = {
                     "typed": float(fit == "typed"),
                     "loose": float(fit == "loose"),

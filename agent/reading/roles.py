@@ -4,11 +4,14 @@
 "argue"; in "Mao Zedong argued that the Soviet Union had …" both names sit beside the verb, but
 only Mao Zedong is its subject. A role is read off the parse: the subject ("X argued", "argued
 by X"), the object ("argued X", "X was suspended") or the preposition that attaches a phrase to
-the verb ("reinstated it in 1984" → in).
+the verb ("reinstated it in 1984" → in). A question that names the answer by what it does ("Who is
+the director of X?") asks for that verb's subject: "directed by Rex Ingram, starring Y" answers
+with Rex Ingram.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -25,14 +28,25 @@ _ADJUNCT = "adjunct"
 _SHARED = frozenset({"appos", "conj", "compound", "flat", "nummod"})
 # A verb's lemma cut to five letters: "reinstate" meets "reinstated", "argue" "argued".
 _STEM = 5
+# An agent noun names the one who does its verb: "director" (direct), "owner" (own), "writer".
+_AGENT = re.compile(r"^([a-z]{3,})(?:er|or)$")
 
 
 @dataclass(frozen=True)
 class Asked:
-    """The verb a question's wh-phrase is an argument of (its lemma) and the role asked."""
+    """The verb a question's wh-phrase is an argument of (its lemma) and the role asked.
+
+    `derived` marks a verb read off an agent noun: its stem ("writ" of "writer") is the start of
+    the verb's lemma ("write"), not the lemma cut to five letters.
+    """
 
     verb: str
     role: str
+    derived: bool = False
+
+    def meets(self, lemma: str) -> bool:
+        """Is a verb of this lemma the asked one?"""
+        return lemma[:_STEM] == self.verb or self.derived and lemma.startswith(self.verb)
 
 
 @lru_cache(maxsize=4096)
@@ -40,6 +54,8 @@ def asked_role(question: str) -> Asked | None:
     """The role the question's wh-phrase plays ("Who argued …" → subject of argue), or None.
 
     "When" and "where" ask for a phrase the verb takes with a preposition ("reinstated it in 1984").
+
+    "Who is the director of X?" asks for the subject of "direct": the agent noun's verb.
 
     None where the wh-phrase is no verb's argument ("What is the place of birth of X?").
     """
@@ -53,7 +69,7 @@ def asked_role(question: str) -> Asked | None:
     node = wh.head if wh.dep_ == "det" else wh  # "which label" asks for the label
     found = _role(node)
     if found is None:
-        return None
+        return _agent(wh)
     verb, role = found
     return Asked(verb.lemma_.lower()[:_STEM], role)
 
@@ -74,11 +90,22 @@ def role_in(sentence: str, span: str, asked: Asked) -> tuple[bool, bool]:
         if pronoun.tag_ in ("WP", "WDT") or pronoun.lower_ == "that"
     ]
     for found in roles:
-        if found is not None and found[0].lemma_.lower()[:_STEM] == asked.verb:
+        if found is not None and asked.meets(found[0].lemma_.lower()):
             role = found[1]
             adjunct = asked.role == _ADJUNCT and role not in ("subject", "object")
             return True, role == asked.role or adjunct
     return False, False
+
+
+def _agent(wh: Token) -> Asked | None:
+    """The subject of an agent noun's verb, where "is" sets the wh-word beside the noun."""
+    if wh.head.pos_ != "AUX":
+        return None
+    for noun in wh.head.children:
+        agent = _AGENT.match(noun.lower_) if noun.pos_ == "NOUN" else None
+        if agent and noun.dep_ in ("nsubj", "attr"):
+            return Asked(agent.group(1)[:_STEM], "subject", derived=True)
+    return None
 
 
 def _role(token: Token) -> tuple[Token, str] | None:

@@ -30,10 +30,13 @@ _MONTH = rf"(?:{'|'.join(m.capitalize() for m in MONTHS)})"
 _GLUED = rf"(?<=\d)(?=\d{{1,2}} {_MONTH})"
 _DATES = re.compile(
     rf"(?:\b|{_GLUED})(?:\d{{1,2}} {_MONTH},? \d{{3,4}}|{_MONTH} \d{{1,2}},? \d{{3,4}}|"
-    rf"{_MONTH} \d{{3,4}}|(?<![\d.,])\d{{3,4}}(?![\d.,]))(?:\b|{_GLUED})"
+    rf"{_MONTH} \d{{3,4}}|(?<![\d.,])\d{{3,4}}(?!\d|[.,]\d))(?:\b|{_GLUED})"
 )
 # A year run into the next number: the parser's span of a range that lost its dash.
 _RUN_ON_YEAR = re.compile(r"(?:1\d{3}|20\d{2})\d{1,2}\b")
+# The parser's span of a range ("6 June 1906 – 2 November 1994", "1775 to 1786", "between May
+# 1814 and"): two dates, or one cut short, never one answer; `_DATES` reads each date of it.
+_RANGE = re.compile(r"\d\s*(?:[–—-]|\bto\b|\band\b)\s*\S|^between\b|\b(?:and|to)$|[–—-]$")
 # A span naming a point in the calendar ("1714", "the 1970s", "May 1974", "start of the 20th
 # century"): a date, never a count ("5 years" is one).
 _CALENDAR = re.compile(
@@ -140,13 +143,18 @@ _DESIGNATED = re.compile(
 )
 _OF_PLACE = re.compile(r"^\s+of\s+[A-Z][\w'’]*(?:(?:\s+|-)[A-Z][\w'’]*)*")
 _LEADING_RANK = re.compile(rf"^{_RANKED}(?=[A-Z])")
+# A regnal number the parser left out of the name ("Mstislav" of "Mstislav I of Kiev"), not the
+# pronoun "I" of a new clause.
+_NUMERAL = re.compile(r"^\s+[IVX]+\b(?=\s+(?:of|and)\b|\s*[,.;:)]|\s*$)")
 
 
 def _designated(text: str, spans: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Each name also with the place it is "of" and without the rank before it.
+    """Each name also with the place it is "of", and a designated one without its rank.
 
-    "King Ferdinand of Romania" gives "Ferdinand of Romania" too; where the parser cut the
-    name before its place ("Stephen I of"), the cut span gives way to the whole name.
+    "Sibylle of Brandenburg" is a name of its own. "King Ferdinand of Romania" is read as
+    "Ferdinand of Romania": a rank before a name that holds its place or its regnal number is a
+    title, not part of the name ("Lady Gaga" keeps hers). Where the parser cut the name before its
+    place or its number ("Stephen I of", "Mstislav"), the cut span gives way to the whole name.
     """
     out = []
     for span, label in spans:
@@ -154,14 +162,24 @@ def _designated(text: str, spans: list[tuple[str, str]]) -> list[tuple[str, str]
             out.append((span, label))
             continue
         name = re.sub(r"\s+of$", "", span)
+        at = text.find(name)
+        if at >= 0 and (numeral := _NUMERAL.match(text[at + len(name) :])):
+            name += numeral.group(0)
         names = [name]
-        if _DESIGNATED.match(name) and (at := text.find(name)) >= 0:
+        if _DESIGNATED.match(name) and at >= 0:
             place = _OF_PLACE.match(text[at + len(name) :])
             if place:
                 names.append(name + place.group(0))
-        names += [_LEADING_RANK.sub("", n) for n in names if _LEADING_RANK.match(n)]
+        names = [_untitled(n) for n in names]
         out += [(n, label if n == span else "PERSON") for n in dict.fromkeys(names)]
     return out
+
+
+def _untitled(name: str) -> str:
+    """The name without a rank before it where the rest names one person by place or number."""
+    rest = _LEADING_RANK.sub("", name)
+    designated = rest != name and (" of " in rest or re.search(r"\s[IVX]+$", rest))
+    return rest if designated else name
 
 
 def _styled(text: str, spans: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -195,7 +213,8 @@ def spans_of(text: str) -> list[tuple[str, str]]:
     out = [
         (s, lab)
         for s, lab in out
-        if normalize(s) not in _MONTH_WORDS and not (lab == "DATE" and _RUN_ON_YEAR.search(s))
+        if normalize(s) not in _MONTH_WORDS
+        and not (lab == "DATE" and (_RUN_ON_YEAR.search(s) or _RANGE.search(s.strip())))
     ]
     out += [(m.group(0), "DATE") for m in _DATES.finditer(text)]
     return out
@@ -258,6 +277,18 @@ def in_slot(sentence: str, span: str, relation: str) -> bool:
     if words & {"born", "birth"}:
         return bool(re.search(r"\(\s*born\b[^()]*" + re.escape(span), sentence))
     return False
+
+
+def other_slot(sentence: str, span: str, relation: str) -> bool:
+    """Is the date or place in the other end of a life's range: a birth's where a death is asked?"""
+    match = _DATE_RANGE.search(sentence)
+    words = relation_words(relation)
+    if not match or not words & {"born", "birth", "died", "death", "die"}:
+        return False
+    key = normalize(span)
+    first, second = normalize(match.group(1)), normalize(match.group(2))
+    other, asked = (second, first) if words & {"born", "birth"} else (first, second)
+    return key in other and key not in asked
 
 
 # A hop as the planner writes it: "What is the busiest airport in #1?", "What is the record
@@ -326,6 +357,11 @@ def place_chain(
         "broadest": float(last and asks_country),
         "broadest_unasked": float(last and not asks_country),
     }
+
+
+def born_as(sentence: str, span: str) -> bool:
+    """Is the span a birth's nationality ("a Canadian-born French director"), not a citizenship?"""
+    return bool(re.search(rf"(?<!\w){re.escape(span)}\s*-\s*born\b", sentence))
 
 
 def country_features(is_country: bool, asked: bool, answer_type: AnswerType) -> dict[str, float]:

@@ -117,6 +117,46 @@ def test_the_role_a_hop_asks_for_is_read_against_the_sentences_parse(
     assert role_in(sentence, wrong, asked)[1] is False
 
 
+def test_an_agent_noun_asks_for_the_subject_of_its_verb():
+    sentence = (
+        "Harlow Nights is a 1939 Western film directed by Osric Vane and starring Celia Marsh."
+    )
+    asked = asked_role("Who is the director of Harlow Nights?")
+    assert asked is not None
+    assert role_in(sentence, "Osric Vane", asked) == (True, True)
+    assert role_in(sentence, "Celia Marsh", asked) == (False, False)
+    writer = asked_role("Who was the writer of the Harlow ballad?")
+    assert writer is not None
+    assert role_in("The ballad was written by Tam Varr.", "Tam Varr", writer) == (True, True)
+
+
+def test_a_designated_name_is_read_without_its_title_and_with_its_regnal_number():
+    spans = [s for s, _ in spans_of("Mira was the daughter of King Ferdinand of Romania.")]
+    assert "Ferdinand of Romania" in spans
+    assert "King Ferdinand of Romania" not in spans
+    numbered = [s for s, _ in spans_of("He was the son of Aldous I of Quillen and Celia Marsh.")]
+    assert "Aldous I of Quillen" in numbered
+    assert "Aldous" not in numbered
+    assert "Lady Celia" in [s for s, _ in spans_of("Lady Celia sang at the fair.")]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "dates"),
+    [
+        (
+            "Osric Vane (6 June 1906 – 2 November 1994) was a director.",
+            {"6 June 1906", "2 November 1994"},
+        ),
+        ("The siege of Harlow lasted from 1775 to 1786.", {"1775", "1786"}),
+        ("It was fought between December 14, 1814 and January 18, 1815.", {"December 14, 1814"}),
+    ],
+)
+def test_a_range_is_read_as_its_dates_never_as_one_answer(sentence, dates):
+    found = {s for s, lab in spans_of(sentence) if lab == "DATE"}
+    assert dates <= found
+    assert not [d for d in found if any(w in f" {d} " for w in ("–", " to ", " and ", "between"))]
+
+
 def test_a_question_whose_wh_word_is_no_verbs_argument_asks_no_role():
     assert asked_role("What is the place of birth of Osric Vane?") is None
 
@@ -134,6 +174,36 @@ def test_a_country_of_origin_is_answered_by_the_nationality_written():
         own, "place", "What is the country of origin of Harlow Nights?", "country of origin"
     )
     assert "American" in found
+
+
+@pytest.mark.parametrize(
+    ("relation", "kind", "right", "wrong"),
+    [
+        ("place of death", "place", "Le Plessis-Bouchard", "Graz"),
+        ("place of birth", "place", "Graz", "Le Plessis-Bouchard"),
+        ("date of death", "date", "2 November 1994", "6 June 1906"),
+        ("date of birth", "date", "6 June 1906", "2 November 1994"),
+    ],
+)
+def test_a_lifes_range_answers_a_birth_from_its_start_and_a_death_from_its_end(
+    relation, kind, right, wrong
+):
+    own = _passage(
+        "Osric Vane",
+        "Osric Vane (6 June 1906, Graz – 2 November 1994, Le Plessis-Bouchard) was a director.",
+    )
+    found = _read_texts(own, kind, f"What is the {relation} of Osric Vane?", relation)
+    assert right in found
+    assert wrong not in found
+
+
+def test_a_nationality_of_birth_is_no_citizenship():
+    own = _passage("Noel Vane", "Noel Vane (born 1969) is a Canadian-born French film director.")
+    found = _read_texts(
+        own, "place", "What is the country of citizenship of Noel Vane?", "country of citizenship"
+    )
+    assert "French" in found
+    assert "Canadian" not in found
 
 
 @pytest.mark.parametrize(
